@@ -1,0 +1,1 @@
+"""tellmemore: conversational RAG whose retrieval survives follow-up turns."""

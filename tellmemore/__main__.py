@@ -1,0 +1,3 @@
+from tellmemore.cli import main
+
+main()

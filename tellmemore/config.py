@@ -1,0 +1,154 @@
+"""Settings: every knob in one place.
+
+Built once at the edge (CLI, service, bench) with `Settings.load()` and passed
+down; library code never reads `os.environ`. Precedence, highest first:
+explicit arguments > `TELLMEMORE_*` environment variables (nested with `__`,
+e.g. `TELLMEMORE_RETRIEVAL__K=8`) > `tellmemore.toml` (in the working
+directory, or the file named by `TELLMEMORE_CONFIG`) > defaults below.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from tellmemore.types import SearchMode
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class IndexSettings(_Section):
+    uri: str | None = None
+    """None or a path: the embedded SQLite index in the project dir. `milvus://host:port`,
+    `http(s)://...` or `milvus-lite:PATH` select Milvus."""
+    hnsw_threshold: int = Field(default=200_000, ge=0)
+    """Above this many chunks the dense search uses an HNSW index (usearch) instead of exact."""
+
+
+class EmbedderSettings(_Section):
+    provider: Literal["sentence-transformers", "openai"] = "sentence-transformers"
+    model: str = "all-MiniLM-L6-v2"
+    """A model name (all-MiniLM-L6-v2 loads from the bundled weights) or a local path."""
+    batch_size: int = Field(default=32, ge=1, le=4096)
+    base_url: str | None = None
+    api_key: str | None = None
+    max_retries: int = Field(default=5, ge=0, le=20)
+    rate_limit_wait_s: float = Field(default=60.0, ge=0)
+    """Longest wait after a rate limit (429) when the server sends no Retry-After."""
+    error_backoff_s: float = Field(default=3.0, ge=0)
+    """Base backoff after any other error."""
+
+
+class ChunkingSettings(_Section):
+    max_tokens: int | None = Field(default=None, ge=16, le=8192)
+    """Chunk size in embedding-model tokens; None = chosen from retrieval.k (see chunking)."""
+    overlap_sentences: int = Field(default=0, ge=0, le=5)
+
+
+class RetrievalSettings(_Section):
+    k: int = Field(default=5, ge=1, le=200)
+    mode: SearchMode = SearchMode.HYBRID
+    fusion: Literal["convex", "rrf"] = "convex"
+    bm25_weight: float = Field(default=0.35, ge=0.0, le=1.0)
+    rrf_k: int = Field(default=60, ge=1)
+    candidates: int = Field(default=50, ge=1, le=2000)
+    """How many hits each signal contributes before fusion."""
+    min_dense_score: float = 0.25
+    """Abstain when no hit's cosine similarity reaches this (calibrated in bench/)."""
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _mode(cls, v: Any) -> Any:
+        return SearchMode.from_str(v) if isinstance(v, str) else v
+
+
+class ConversationSettings(_Section):
+    resolver: str = "embedded"
+    window: int = Field(default=3, ge=1, le=50)
+    """How many recent exchanges the resolver and the generator see verbatim."""
+    summary_every: int = Field(default=4, ge=1)
+    max_message_chars: int = Field(default=8000, ge=1)
+
+
+class LLMSettings(_Section):
+    base_url: str | None = None
+    """Any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp server). None: no LLM."""
+    api_key: str | None = None
+    model: str = "gpt-4o-mini"
+    timeout_s: float = Field(default=10.0, gt=0)
+    max_retries: int = Field(default=2, ge=0, le=10)
+    max_retry_after_s: float = Field(default=5.0, ge=0)
+    deadline_s: float = Field(default=20.0, gt=0)
+    temperature: float = 0.0
+
+
+class ServiceSettings(_Section):
+    api_keys: dict[str, str] = Field(default_factory=dict)
+    """API key -> tenant. Empty: no authentication (local use), no tenant filter."""
+    cors_origins: list[str] = Field(default_factory=list)
+
+
+class Settings(BaseSettings):
+    """All settings. `Settings.load(project_dir=...)` is the usual entry point."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="TELLMEMORE_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        toml_file="tellmemore.toml",
+    )
+
+    project_dir: Path = Path(".tellmemore")
+    index: IndexSettings = Field(default_factory=IndexSettings)
+    embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
+    chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    conversation: ConversationSettings = Field(default_factory=ConversationSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    service: ServiceSettings = Field(default_factory=ServiceSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_path = os.environ.get("TELLMEMORE_CONFIG", "tellmemore.toml")
+        return (
+            init_settings,
+            env_settings,
+            TomlConfigSettingsSource(settings_cls, toml_file=toml_path),
+        )
+
+    @classmethod
+    def load(cls, project_dir: str | Path | None = None, **overrides: Any) -> Settings:
+        """Build settings from defaults, the TOML file and the environment, then overrides."""
+        if project_dir is not None:
+            overrides["project_dir"] = Path(project_dir)
+        return cls(**overrides)
+
+    @property
+    def index_path(self) -> Path:
+        return self.project_dir / "index.db"
+
+    @property
+    def state_path(self) -> Path:
+        return self.project_dir / "state.db"
+
+    @property
+    def llm_enabled(self) -> bool:
+        return self.llm.base_url is not None

@@ -1,0 +1,40 @@
+"""The Resolver protocol and registry: turn a follow-up into a standalone query.
+
+Every resolver keeps the Resolution contract (seed 003): a query for retrieval,
+human-readable bindings {referent: antecedent}, ambiguity with a clarifying
+question, and an honest record of whether a model was called. All resolvers are
+kept because the evaluation compares them side by side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Protocol, runtime_checkable
+
+from tellmemore.types import Resolution, TermStats, Turn
+
+TermStatsLookup = Callable[[Iterable[str]], TermStats]
+"""Document frequencies from the index the query will be searched in."""
+
+
+@dataclass(frozen=True)
+class ResolveContext:
+    """What a resolver may read besides the message and the history."""
+
+    term_stats: TermStatsLookup | None = None
+    summary: str = ""
+    """Rolling summary of turns older than the window (may be empty)."""
+    window: int = 3
+    """Recent exchanges the resolver reads verbatim."""
+
+
+@runtime_checkable
+class Resolver(Protocol):
+    name: ClassVar[str]
+
+    def resolve(
+        self, message: str, history: Sequence[Turn], context: ResolveContext
+    ) -> Resolution:
+        """A standalone query for `message` given the conversation so far."""
+        ...

@@ -1,0 +1,107 @@
+"""The Index protocol: one contract, several engines (SQLite by default, Milvus at scale).
+
+Semantics every engine must keep (checked by `tellmemore.testing.conformance`):
+- `upsert` is idempotent by chunk id: the same id twice leaves one chunk, the later text.
+  Chunk and vector are written in one transaction where the engine has transactions.
+- `delete` of an unknown id is not an error; it returns how many were removed.
+- `search` returns at most `k` hits, best first, ranks 1..n, never a chunk outside the
+  filter. An empty index or an empty query returns `[]`, never raises.
+- `term_stats` counts, for each term, how many chunks contain it (after the engine's
+  own normalisation of the term: lowercase + Porter stem for SQLite FTS5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from tellmemore.types import Chunk, Hit, SearchFilter, SearchMode, TermStats
+
+Vector = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """One search. `vector` may be None for `bm25` mode.
+
+    `bm25_weight` applies to convex fusion in hybrid mode: score =
+    w * norm(bm25) + (1 - w) * norm(dense). `fusion="rrf"` uses reciprocal rank
+    fusion with constant `rrf_k` instead.
+    """
+
+    text: str
+    vector: Vector | None
+    k: int = 5
+    mode: SearchMode = SearchMode.HYBRID
+    filter: SearchFilter = SearchFilter()
+    fusion: str = "convex"
+    bm25_weight: float = 0.35
+    rrf_k: int = 60
+    candidates: int = 50
+
+
+@runtime_checkable
+class Index(Protocol):
+    """A store of chunks and their vectors that searches by BM25, dense, or both."""
+
+    engine: ClassVar[str]
+    supports_hybrid: ClassVar[bool]
+
+    def upsert(self, chunks: Sequence[Chunk], vectors: Vector) -> None:
+        """Insert or replace chunks by id, with their vectors (row i belongs to chunks[i])."""
+        ...
+
+    def delete(self, ids: Iterable[str]) -> int:
+        """Remove chunks by id; unknown ids are ignored. Returns how many were removed."""
+        ...
+
+    def ids(self, doc_id: str | None = None, *, tenant: str | None = None) -> dict[str, str]:
+        """Stored chunk ids -> content hash, optionally for one document or tenant."""
+        ...
+
+    def search(self, request: SearchRequest) -> list[Hit]:
+        """Ranked hits for one query, filtered before ranking."""
+        ...
+
+    def term_stats(self, terms: Iterable[str]) -> TermStats:
+        """Document frequency of each term (engine-normalised) and the chunk count."""
+        ...
+
+    def count(self) -> int:
+        """How many chunks are stored."""
+        ...
+
+    def close(self) -> None:
+        """Release files and connections."""
+        ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit-length float32 vectors.
+
+    `max_tokens` is the model's window; chunking sizes chunks in this model's
+    tokens (`count_tokens`) so that nothing is silently truncated.
+    `batch_size` is a capability the ingestion pipeline routes on.
+    """
+
+    name: str
+    dimension: int
+    max_tokens: int
+    batch_size: int
+
+    def embed_documents(self, texts: Sequence[str]) -> Vector:
+        """Vectors for passages, shape (len(texts), dimension), L2-normalised."""
+        ...
+
+    def embed_query(self, text: str) -> Vector:
+        """One query vector, shape (dimension,), L2-normalised."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` in this model's tokenizer (without special tokens)."""
+        ...

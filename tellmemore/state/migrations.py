@@ -1,0 +1,80 @@
+"""Named, append-only migrations of state.db.
+
+Never edit or reorder a migration that has shipped: add a new one at the end.
+Each runs once, in its own transaction, and is recorded in `_migrations`.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "0001_ingestion_journal",
+        """
+        CREATE TABLE documents (
+            doc_id       TEXT PRIMARY KEY,
+            tenant       TEXT NOT NULL DEFAULT '',
+            source       TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            chunk_ids    TEXT NOT NULL,           -- JSON list, the document's chunk ids
+            title        TEXT NOT NULL DEFAULT '',
+            version      TEXT NOT NULL DEFAULT '',
+            updated_at   REAL NOT NULL
+        );
+        CREATE INDEX documents_source ON documents(source);
+        CREATE TABLE ingest_runs (
+            run_id      TEXT PRIMARY KEY,
+            started_at  REAL NOT NULL,
+            finished_at REAL,
+            status      TEXT NOT NULL,            -- running | done | failed
+            sources     TEXT NOT NULL,            -- JSON list of paths
+            report      TEXT                      -- JSON IngestReport when done
+        );
+        -- One row per document whose index write is in flight. A crashed run
+        -- leaves rows here; the next run redoes exactly those documents.
+        CREATE TABLE journal (
+            doc_id       TEXT PRIMARY KEY,
+            run_id       TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            started_at   REAL NOT NULL
+        );
+        """,
+    ),
+    (
+        "0002_conversations",
+        """
+        CREATE TABLE sessions (
+            session_id  TEXT PRIMARY KEY,
+            tenant      TEXT NOT NULL DEFAULT '',
+            created_at  REAL NOT NULL,
+            summary     TEXT NOT NULL DEFAULT '',
+            summary_upto INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE turns (
+            session_id  TEXT NOT NULL REFERENCES sessions(session_id),
+            position    INTEGER NOT NULL,
+            role        TEXT NOT NULL,
+            content     TEXT NOT NULL,
+            trace_id    TEXT,
+            created_at  REAL NOT NULL,
+            PRIMARY KEY (session_id, position)
+        );
+        CREATE TABLE traces (
+            trace_id        TEXT PRIMARY KEY,
+            session_id      TEXT,
+            parent_trace_id TEXT,
+            created_at      REAL NOT NULL,
+            message         TEXT NOT NULL,
+            payload         TEXT NOT NULL        -- JSON Trace
+        );
+        CREATE INDEX traces_session ON traces(session_id);
+        CREATE TABLE feedback (
+            feedback_id INTEGER PRIMARY KEY AUTOINCREMENT,
+            trace_id    TEXT NOT NULL REFERENCES traces(trace_id),
+            rating      TEXT NOT NULL CHECK (rating IN ('up', 'down')),
+            reason      TEXT,
+            created_at  REAL NOT NULL
+        );
+        CREATE INDEX feedback_trace ON feedback(trace_id);
+        """,
+    ),
+]

@@ -1,0 +1,278 @@
+"""The records that cross the boundaries between parts.
+
+Every part of tellmemore (ingestion, index, conversation, answer, service,
+evaluation) talks to the others through these frozen dataclasses, never through
+loose dicts, so a reader can learn the whole system's contracts from this file.
+`to_dict()` gives the JSON shape used by the CLI (`--json`), the service and
+the traces.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+API_VERSION = "1"
+
+Role = Literal["user", "assistant"]
+
+
+class SearchMode(enum.StrEnum):
+    """How the index ranks: lexical, semantic, or both fused."""
+
+    BM25 = "bm25"
+    DENSE = "dense"
+    HYBRID = "hybrid"
+
+    @classmethod
+    def from_str(cls, value: str) -> SearchMode:
+        try:
+            return cls(value.strip().lower())
+        except ValueError:
+            valid = ", ".join(m.value for m in cls)
+            raise ValueError(f"unknown search mode {value!r}; valid modes: {valid}") from None
+
+
+class Decision(enum.StrEnum):
+    """The narrow retrieve / no-retrieve decision. Anything unrecognised retrieves."""
+
+    RETRIEVE = "retrieve"
+    SMALL_TALK = "small_talk"
+    ABOUT_LAST_ANSWER = "about_last_answer"
+
+
+def _as_dict(obj: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        out[f.name] = _plain(value)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _as_dict(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One retrievable passage.
+
+    `id` is stable: derived from doc id + section path + ordinal (see
+    `ingest.ids`), so re-ingesting the same document upserts instead of
+    duplicating. `text` starts with a header naming its subject
+    ("Cloud Connect > Escalation > Enterprise tier") so a chunk retrieved alone
+    still says what it is about. `content_hash` is kept apart from the id: it
+    tells whether an unchanged chunk can skip embedding.
+    """
+
+    id: str
+    doc_id: str
+    text: str
+    title: str = ""
+    section: tuple[str, ...] = ()
+    version: str = ""
+    url: str = ""
+    tenant: str = ""
+    content_hash: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def header(self) -> str:
+        """"Title > Section > Subsection": the subject line of the chunk."""
+        return " > ".join(p for p in (self.title, *self.section) if p)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _as_dict(self)
+
+
+@dataclass(frozen=True)
+class SearchFilter:
+    """Metadata filters applied inside the index, before ranking.
+
+    `tenant=None` means no tenant restriction (single-tenant use); the service
+    always sets it from the API key.
+    """
+
+    tenant: str | None = None
+    doc_ids: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A chunk returned by a search, with the scores that ranked it.
+
+    `score` is the fused score used for ranking (higher is better);
+    `bm25` and `dense` are the per-signal scores when the engine knows them
+    (None when that signal did not retrieve the chunk).
+    """
+
+    chunk: Chunk
+    score: float
+    rank: int
+    bm25: float | None = None
+    dense: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _as_dict(self)
+
+
+@dataclass(frozen=True)
+class TermStats:
+    """Document frequencies of terms in the index, for salience (IDF)."""
+
+    n_chunks: int
+    df: Mapping[str, int]
+
+    def idf(self, term: str) -> float:
+        """BM25-style IDF, never negative; unseen terms get the maximum."""
+        import math
+
+        n = max(self.n_chunks, 1)
+        d = self.df.get(term, 0)
+        return math.log(1.0 + (n - d + 0.5) / (d + 0.5))
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One message of a conversation as the user or the assistant wrote it."""
+
+    role: Role
+    content: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The rewrite contract (seed 003): a follow-up made standalone.
+
+    `query` is what retrieval searches; generation never sees it.
+    `bindings` maps each referent in the message to the antecedent it was
+    bound to ("that one" -> "Enterprise escalation tier"); shown to the user
+    as "Answering about: ...". `ambiguous` with a `clarification` means: ask,
+    retrieve nothing. `unbound_referent` means the message points back but
+    nothing bound, so the raw message is searched (the loud failure).
+    """
+
+    query: str
+    bindings: Mapping[str, str] = field(default_factory=dict)
+    ambiguous: bool = False
+    clarification: str | None = None
+    resolver: str = "raw"
+    model_called: bool = False
+    latency_ms: float = 0.0
+    unbound_referent: bool = False
+    degraded: str | None = None
+    candidates: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return _as_dict(self)
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A source of an answer, precise enough to open and to check its version."""
+
+    id: str
+    doc: str
+    title: str
+    version: str = ""
+    url: str = ""
+    snippet: str = ""
+    section: tuple[str, ...] = ()
+    score: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return _as_dict(self)
+
+
+@dataclass(frozen=True)
+class LatencyMs:
+    total: float = 0.0
+    resolve: float = 0.0
+    retrieve: float = 0.0
+    answer: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return _as_dict(self)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The structured answer of one turn (the `/v1` response shape of design.md)."""
+
+    trace_id: str
+    answer: str
+    message: str
+    decision: Decision = Decision.RETRIEVE
+    citations: tuple[Citation, ...] = ()
+    abstained: bool = False
+    standalone_query: str | None = None
+    bindings: Mapping[str, str] = field(default_factory=dict)
+    answering_about: str | None = None
+    clarification: str | None = None
+    model: str = "extractive"
+    latency_ms: LatencyMs = field(default_factory=LatencyMs)
+    session_id: str | None = None
+    api_version: str = API_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        return _as_dict(self)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Everything that happened in one turn, stored under one trace id."""
+
+    trace_id: str
+    session_id: str | None
+    message: str
+    decision: Decision
+    gate: str
+    resolution: Resolution | None
+    hits: tuple[Hit, ...]
+    answer: Answer
+    degraded: tuple[str, ...] = ()
+    parent_trace_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _as_dict(self)
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What one ingestion run did, per document and per chunk."""
+
+    docs_added: int = 0
+    docs_updated: int = 0
+    docs_unchanged: int = 0
+    docs_deleted: int = 0
+    chunks_added: int = 0
+    chunks_updated: int = 0
+    chunks_unchanged: int = 0
+    chunks_deleted: int = 0
+    chunks_embedded: int = 0
+    skipped: tuple[SkippedFile, ...] = ()
+    flagged: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return _as_dict(self)

@@ -1,0 +1,44 @@
+"""Shared fixtures: an isolated environment, a fresh project dir, real models loaded once."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """No TELLMEMORE_* variable or tellmemore.toml from the developer leaks into a test."""
+    for key in list(os.environ):
+        if key.startswith("TELLMEMORE_"):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("TELLMEMORE_CONFIG", str(tmp_path / "no-such-tellmemore.toml"))
+    yield
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture(scope="session")
+def minilm():  # type: ignore[no-untyped-def]
+    """The real all-MiniLM-L6-v2 embedder from the bundled weights, loaded once per session."""
+    from tellmemore.index.embedders import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder()
+
+
+@pytest.fixture
+def fake_embedder():  # type: ignore[no-untyped-def]
+    from tellmemore.testing.fakes import FakeEmbedder
+
+    return FakeEmbedder()
