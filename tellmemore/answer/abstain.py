@@ -1,0 +1,32 @@
+"""When to say "not in the documents" instead of answering.
+
+The evidence is missing when nothing was retrieved, or when the best hit's
+cosine similarity to the query is below a calibrated floor (dense scores are
+comparable across queries; fused or BM25 scores are not). The floor comes from
+settings (`retrieval.min_dense_score`); bench/abstain_threshold.py measures it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tellmemore.types import Hit
+
+
+def should_abstain(hits: Sequence[Hit], *, min_dense_score: float) -> bool:
+    if not hits:
+        return True
+    dense = [h.dense for h in hits if h.dense is not None]
+    if not dense:
+        return False
+    return max(dense) < min_dense_score
+
+
+def abstain_message(subject: str | None = None) -> str:
+    """A clear abstention with a next step."""
+    about = f" about {subject!r}" if subject else ""
+    return (
+        f"I couldn't find anything in the documents{about} that answers this. "
+        "Try naming the product, plan or policy you mean, or rephrase with the words "
+        "the documentation would use."
+    )

@@ -1,0 +1,160 @@
+"""The default answer, with no LLM: the retrieved sentences that best answer the query.
+
+Each chosen sentence carries the number of its citation, so the answer is
+checkable line by line. Sentences are scored by the query terms they share
+(weighted by rarity within the retrieved set, so words every passage shares
+count little), with a prior for better-ranked chunks; list items and table
+rows count as sentences so "the second step" can be quoted whole.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tellmemore.types import Hit
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-']*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"(])")
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "could",
+        "do",
+        "does",
+        "did",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "us",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "about",
+        "any",
+        "there",
+    ]
+)
+
+MAX_SENTENCES = 3
+"""At most this many sentences: enough to answer, short enough to read."""
+MAX_CHUNKS = 3
+"""Only the best few chunks are quoted; lower ones are usually near-misses."""
+
+
+@dataclass(frozen=True)
+class Extract:
+    sentence: str
+    hit_index: int
+    score: float
+
+
+def terms(text: str) -> list[str]:
+    """Lowercased content words with a light plural/suffix folding."""
+    out = []
+    for w in _WORD.findall(text.lower()):
+        if w in _STOP or len(w) < 2:
+            continue
+        out.append(_fold(w))
+    return out
+
+
+def _fold(word: str) -> str:
+    for suffix in ("ies", "es", "s"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 3:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences, list items and table rows of a chunk, without its header line."""
+    lines = text.splitlines()
+    if (lines and " > " in lines[0]) or (lines and lines[0].startswith("#")):
+        lines = lines[1:]
+    out: list[str] = []
+    for raw in lines:
+        line = raw.strip().lstrip("#").strip()
+        if not line or set(line) <= set("|-: "):
+            continue
+        if line.startswith("|"):
+            out.append(" ".join(c.strip() for c in line.strip("|").split("|") if c.strip()))
+            continue
+        out.extend(p.strip() for p in _SENTENCE_END.split(line) if p.strip())
+    return out
+
+
+def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
+    """The sentences to quote, in reading order (by chunk rank, then position)."""
+    q_terms = set(terms(query))
+    candidates: list[tuple[int, int, str, list[str]]] = []
+    for hi, hit in enumerate(hits[:MAX_CHUNKS]):
+        for si, sentence in enumerate(sentences(hit.chunk.text)):
+            candidates.append((hi, si, sentence, terms(sentence)))
+    if not candidates:
+        return []
+    df: Counter[str] = Counter()
+    for *_, toks in candidates:
+        df.update(set(toks))
+    n = len(candidates)
+    scored: list[tuple[float, int, int, str]] = []
+    for hi, si, sentence, toks in candidates:
+        overlap = q_terms.intersection(toks)
+        lexical = sum(math.log(1 + n / df[t]) for t in overlap)
+        prior = 1.0 / (1 + hi)
+        length_penalty = 1.0 if len(toks) >= 3 else 0.5
+        scored.append(((lexical + prior) * length_penalty, hi, si, sentence))
+    scored.sort(key=lambda s: (-s[0], s[1], s[2]))
+    chosen = scored[:MAX_SENTENCES]
+    top = chosen[0][0]
+    chosen = [c for c in chosen if c[0] >= 0.5 * top]
+    chosen.sort(key=lambda s: (s[1], s[2]))
+    return [Extract(sentence=s, hit_index=hi, score=sc) for sc, hi, _si, s in chosen]

@@ -1,0 +1,285 @@
+"""The facade: one object to ingest documents, search them, and hold conversations.
+
+>>> from tellmemore import Assistant                                   # doctest: +SKIP
+>>> assistant = Assistant.open(".tellmemore")                          # doctest: +SKIP
+>>> assistant.ingest(["docs/"])                                        # doctest: +SKIP
+>>> chat = assistant.session()                                         # doctest: +SKIP
+>>> chat.ask("what escalation options do we have on cloud connect").answer  # doctest: +SKIP
+>>> chat.ask("does the enterprise one cover weekends?").answering_about     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tellmemore.answer.stream import AnswerStream
+from tellmemore.config import Settings
+from tellmemore.errors import InputError
+from tellmemore.index.base import Embedder, Index
+from tellmemore.retrieval import Retriever
+from tellmemore.state.conversations import ConversationStore
+from tellmemore.state.db import StateDB
+from tellmemore.turn import TurnRequest, TurnRunner
+from tellmemore.types import Answer, Hit, IngestReport, SearchFilter, SearchMode, Turn
+
+if TYPE_CHECKING:
+    from tellmemore.llm import LLMClient
+
+
+class Assistant:
+    """Owns the project directory: the index, the embedder, state.db and the turn runner.
+
+    Heavy parts (the embedding model, the index) open lazily on first use, so
+    `tellmemore index stats` or a feedback call never loads a model.
+    """
+
+    def __init__(self, settings: Settings, *, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self._embedder = embedder
+        settings.project_dir.mkdir(parents=True, exist_ok=True)
+
+    @classmethod
+    def open(
+        cls,
+        project_dir: str | Path | None = None,
+        *,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+    ) -> Assistant:
+        """Open (or create) a project directory."""
+        if settings is None:
+            settings = Settings.load(project_dir)
+        elif project_dir is not None:
+            settings = settings.model_copy(update={"project_dir": Path(project_dir)})
+        return cls(settings, embedder=embedder)
+
+    # -- parts ------------------------------------------------------------------------------
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from tellmemore.index.embedders import load_embedder
+
+            self._embedder = load_embedder(self.settings.embedder)
+        return self._embedder
+
+    @cached_property
+    def index(self) -> Index:
+        from tellmemore.index import open_index
+
+        return open_index(self.settings, dimension=self.embedder.dimension)
+
+    @cached_property
+    def state(self) -> StateDB:
+        return StateDB(self.settings.state_path)
+
+    @cached_property
+    def conversations(self) -> ConversationStore:
+        return ConversationStore(self.state)
+
+    @cached_property
+    def retriever(self) -> Retriever:
+        return Retriever(self.index, self.embedder, self.settings.retrieval)
+
+    @cached_property
+    def llm(self) -> LLMClient | None:
+        if not self.settings.llm_enabled:
+            return None
+        from tellmemore.llm import LLMClient
+
+        return LLMClient(self.settings.llm)
+
+    @cached_property
+    def runner(self) -> TurnRunner:
+        from tellmemore.conversation.resolvers import get_resolver
+
+        fallback = get_resolver("embedded")
+        name = self.settings.conversation.resolver
+        if name == "llm" and self.llm is None:
+            resolver = fallback
+        else:
+            resolver = get_resolver(name, llm=self.llm, fallback=fallback)
+        return TurnRunner(
+            settings=self.settings,
+            retriever=self.retriever,
+            resolver=resolver,
+            store=self.conversations,
+            llm=self.llm,
+        )
+
+    # -- documents --------------------------------------------------------------------------
+
+    def ingest(
+        self,
+        sources: Sequence[str | Path],
+        *,
+        tenant: str = "",
+        sync: bool = False,
+        progress: Callable[[int, int, str], None] | None = None,
+    ) -> IngestReport:
+        """Load, chunk, embed and index files or folders; idempotent and resumable."""
+        from tellmemore.ingest.chunking import default_chunk_tokens
+        from tellmemore.ingest.pipeline import ingest
+
+        chunk_tokens = self.settings.chunking.max_tokens or default_chunk_tokens(
+            self.settings.retrieval.k, self.embedder.max_tokens
+        )
+        return ingest(
+            sources,
+            index=self.index,
+            embedder=self.embedder,
+            state=self.state,
+            chunk_tokens=chunk_tokens,
+            tenant=tenant,
+            sync=sync,
+            progress=progress,
+        )
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        mode: SearchMode | str | None = None,
+        tenant: str | None = None,
+    ) -> list[Hit]:
+        """Ranked chunks for one query (no conversation)."""
+        if not query or not query.strip():
+            raise InputError("the query is empty")
+        if isinstance(mode, str):
+            mode = SearchMode.from_str(mode)
+        return self.retriever.search([query], k=k, mode=mode, filter=SearchFilter(tenant)).hits
+
+    def stats(self) -> dict[str, Any]:
+        index_path = self.settings.index_path
+        files = [index_path, Path(f"{index_path}-wal"), Path(f"{index_path}-shm")]
+        size = sum(p.stat().st_size for p in files if p.exists())
+        docs = self.state.query("SELECT COUNT(*) AS n FROM documents")[0]["n"]
+        return {
+            "project_dir": str(self.settings.project_dir),
+            "engine": getattr(self.index, "engine", type(self.index).__name__),
+            "index_uri": self.settings.index.uri or str(index_path),
+            "chunks": self.index.count(),
+            "documents": docs,
+            "size_bytes": size,
+            "embedder": self.embedder.name,
+            "dimension": self.embedder.dimension,
+            "traces": self.conversations.count_traces(),
+        }
+
+    # -- conversations ----------------------------------------------------------------------
+
+    def session(self, session_id: str | None = None, *, tenant: str = "") -> Session:
+        """A stored conversation (created when new)."""
+        sid = self.conversations.ensure_session(session_id, tenant=tenant)
+        return Session(self, sid, tenant=tenant)
+
+    def ask(self, message: str, *, history: Sequence[Mapping[str, str] | Turn] = ()) -> Answer:
+        """One stateless turn: the caller keeps the history."""
+        return Session(self, None).ask(message, history=history)
+
+    def correct(self, trace_id: str, standalone_query: str, *, tenant: str = "") -> Answer:
+        """Re-answer a turn with the query the user corrected; both traces are kept, linked."""
+        original = self.conversations.trace(trace_id)
+        session_id = original.get("session_id")
+        history: list[Turn] = []
+        if session_id:
+            turns = self.conversations.history(session_id)
+            history = _history_before(turns, original["message"])
+        req = TurnRequest(
+            message=original["message"],
+            history=history,
+            session_id=session_id,
+            tenant=tenant,
+            forced_query=standalone_query,
+            parent_trace_id=trace_id,
+        )
+        return AnswerStream(self.runner.run(req)).result()
+
+    def feedback(self, trace_id: str, rating: str, reason: str | None = None) -> int:
+        return self.conversations.add_feedback(trace_id, rating, reason)
+
+    def trace(self, trace_id: str) -> dict[str, Any]:
+        return self.conversations.trace(trace_id)
+
+    def close(self) -> None:
+        if "index" in self.__dict__:
+            self.index.close()
+        if "state" in self.__dict__:
+            self.state.close()
+
+
+class Session:
+    """One conversation. `ask` answers; `stream` yields events as the turn runs."""
+
+    def __init__(self, assistant: Assistant, session_id: str | None, *, tenant: str = "") -> None:
+        self.assistant = assistant
+        self.id = session_id
+        self.tenant = tenant
+
+    @property
+    def history(self) -> list[Turn]:
+        if self.id is None:
+            return []
+        return self.assistant.conversations.history(self.id)
+
+    def stream(
+        self, message: str, *, history: Sequence[Mapping[str, str] | Turn] | None = None
+    ) -> AnswerStream:
+        turns = parse_history(history) if history is not None else self.history
+        summary = ""
+        if self.id is not None:
+            summary, _ = self.assistant.conversations.summary(self.id)
+        req = TurnRequest(
+            message=message,
+            history=turns,
+            session_id=self.id,
+            tenant=self.tenant,
+            summary=summary,
+        )
+        runner = self.assistant.runner
+        runner.validate(message)
+        return AnswerStream(runner.run(req))
+
+    def ask(
+        self, message: str, *, history: Sequence[Mapping[str, str] | Turn] | None = None
+    ) -> Answer:
+        return self.stream(message, history=history).result()
+
+
+def parse_history(history: Sequence[Mapping[str, str] | Turn] | str | Path) -> list[Turn]:
+    """History from a list of {role, content} (or a JSON file of one), validated."""
+    if isinstance(history, str | Path):
+        path = Path(history)
+        try:
+            history = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"cannot read history file {path}: {exc}") from exc
+        if not isinstance(history, list):
+            raise InputError(f"{path}: expected a JSON list of {{role, content}} turns")
+    turns: list[Turn] = []
+    for i, item in enumerate(history):
+        if isinstance(item, Turn):
+            turns.append(item)
+            continue
+        if not isinstance(item, Mapping):
+            raise InputError(f"history[{i}]: expected an object with role and content")
+        role, content = item.get("role"), item.get("content")
+        if role not in ("user", "assistant") or not isinstance(content, str):
+            raise InputError(
+                f"history[{i}]: role must be 'user' or 'assistant' and content a string, "
+                f"got role={role!r}"
+            )
+        turns.append(Turn(role=role, content=content))
+    return turns
+
+
+def _history_before(turns: list[Turn], message: str) -> list[Turn]:
+    for i in range(len(turns) - 1, -1, -1):
+        if turns[i].role == "user" and turns[i].content == message:
+            return turns[:i]
+    return turns

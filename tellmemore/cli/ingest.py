@@ -1,0 +1,72 @@
+"""`tellmemore ingest PATH...`: load, chunk, embed and index documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from tellmemore.cli.common import JsonOpt, ProjectOpt, console, open_assistant, print_json
+
+
+def ingest_command(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
+    sync: Annotated[
+        bool, typer.Option("--sync", help="Delete indexed documents gone from these folders.")
+    ] = False,
+    tenant: Annotated[str, typer.Option("--tenant", help="Tenant the documents belong to.")] = "",
+    project: ProjectOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Ingest Markdown, text, HTML, PDF and JSONL files. Safe to rerun: unchanged content is
+    not re-embedded, and a killed run resumes where it stopped."""
+    assistant = open_assistant(project)
+    try:
+        if json_out:
+            report = assistant.ingest(paths, tenant=tenant, sync=sync)
+            print_json(report.to_dict())
+            return
+        with Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as bar:
+            task = bar.add_task("Ingesting", total=None)
+
+            def progress(done: int, total: int, label: str) -> None:
+                bar.update(task, completed=done, total=total, description=label[:40])
+
+            report = assistant.ingest(paths, tenant=tenant, sync=sync, progress=progress)
+    finally:
+        assistant.close()
+    table = Table(title=f"Ingested in {report.seconds:.1f}s")
+    for col in ("", "added", "updated", "unchanged", "deleted", "skipped"):
+        table.add_column(col, justify="right" if col else "left")
+    table.add_row(
+        "documents",
+        str(report.docs_added),
+        str(report.docs_updated),
+        str(report.docs_unchanged),
+        str(report.docs_deleted),
+        str(len(report.skipped)),
+    )
+    table.add_row(
+        "chunks",
+        str(report.chunks_added),
+        str(report.chunks_updated),
+        str(report.chunks_unchanged),
+        str(report.chunks_deleted),
+        "",
+    )
+    console.print(table)
+    console.print(f"{report.chunks_embedded} chunks embedded.")
+    for skipped in report.skipped:
+        console.print(f"[yellow]skipped[/] {skipped.path}: {skipped.reason}")
+    for flagged in report.flagged:
+        console.print(f"[red]flagged[/] {flagged}: looks like instructions to a model")

@@ -1,0 +1,142 @@
+"""Retrieval: embed the query texts, search the index, fuse the lists.
+
+A turn may search with more than one phrasing (the message as typed and its
+resolved standalone query: design.md measured this as the largest and
+steadiest gain, and it protects turns that need no resolution). Each phrasing
+is searched on its own and the ranked lists are fused by weighted reciprocal
+rank, then cut to `k`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from tellmemore.config import RetrievalSettings
+from tellmemore.index.base import Embedder, Index, SearchRequest, Vector
+from tellmemore.types import Hit, SearchFilter, SearchMode
+
+MULTI_QUERY_RRF_K = 60
+"""RRF constant for fusing the lists of several phrasings (the usual 60)."""
+
+
+@dataclass(frozen=True)
+class RetrievalResult:
+    hits: list[Hit]
+    queries: tuple[str, ...]
+    embed_ms: float = 0.0
+    search_ms: float = 0.0
+    per_query: dict[str, list[Hit]] = field(default_factory=dict)
+
+
+class Retriever:
+    """Searches one index with one embedder under the retrieval settings.
+
+    >>> retriever = Retriever(index, embedder, settings.retrieval)  # doctest: +SKIP
+    >>> retriever.search(["does enterprise escalation cover weekends?"]).hits[0].chunk.title
+    """
+
+    def __init__(self, index: Index, embedder: Embedder, settings: RetrievalSettings) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.settings = settings
+
+    def search(
+        self,
+        queries: Sequence[str],
+        *,
+        k: int | None = None,
+        mode: SearchMode | None = None,
+        filter: SearchFilter | None = None,
+        weights: Sequence[float] | None = None,
+    ) -> RetrievalResult:
+        """Hits for one or more phrasings of the same need, best first.
+
+        Duplicate phrasings are searched once. `weights` (one per query, default
+        1.0) scale each list's contribution to the fusion.
+        """
+        k = k or self.settings.k
+        mode = mode or self.settings.mode
+        filter = filter or SearchFilter()
+        unique: list[str] = []
+        unique_weights: list[float] = []
+        for i, q in enumerate(queries):
+            q = q.strip()
+            if q and q not in unique:
+                unique.append(q)
+                unique_weights.append(1.0 if weights is None else float(weights[i]))
+        if not unique:
+            return RetrievalResult(hits=[], queries=())
+
+        t0 = time.perf_counter()
+        vectors: list[Vector | None] = [None] * len(unique)
+        if mode is not SearchMode.BM25:
+            if len(unique) == 1:
+                vectors = [self.embedder.embed_query(unique[0])]
+            else:
+                vectors = list(self.embedder.embed_documents(unique))
+        embed_ms = (time.perf_counter() - t0) * 1000
+
+        t1 = time.perf_counter()
+        depth = k if len(unique) == 1 else max(k * 4, self.settings.candidates // 2)
+        per_query: dict[str, list[Hit]] = {}
+        for q, vector in zip(unique, vectors, strict=True):
+            request = SearchRequest(
+                text=q,
+                vector=vector,
+                k=depth,
+                mode=mode,
+                filter=filter,
+                fusion=self.settings.fusion,
+                bm25_weight=self.settings.bm25_weight,
+                rrf_k=self.settings.rrf_k,
+                candidates=self.settings.candidates,
+            )
+            per_query[q] = self.index.search(request)
+        search_ms = (time.perf_counter() - t1) * 1000
+
+        if len(unique) == 1:
+            hits = per_query[unique[0]][:k]
+        else:
+            hits = fuse_lists([per_query[q] for q in unique], unique_weights, k=k)
+        return RetrievalResult(
+            hits=hits,
+            queries=tuple(unique),
+            embed_ms=embed_ms,
+            search_ms=search_ms,
+            per_query=per_query,
+        )
+
+
+def fuse_lists(lists: Sequence[list[Hit]], weights: Sequence[float], *, k: int) -> list[Hit]:
+    """Weighted reciprocal-rank fusion of several ranked hit lists, cut to k.
+
+    The fused hit keeps the best per-signal scores seen for the chunk, so the
+    abstention threshold still reads a real cosine similarity.
+    """
+    scores: dict[str, float] = {}
+    best: dict[str, Hit] = {}
+    for hits, weight in zip(lists, weights, strict=True):
+        for rank, hit in enumerate(hits, start=1):
+            cid = hit.chunk.id
+            scores[cid] = scores.get(cid, 0.0) + weight / (MULTI_QUERY_RRF_K + rank)
+            prior = best.get(cid)
+            if prior is None:
+                best[cid] = hit
+            else:
+                best[cid] = replace(
+                    prior,
+                    bm25=_max_opt(prior.bm25, hit.bm25),
+                    dense=_max_opt(prior.dense, hit.dense),
+                )
+    order = sorted(scores, key=lambda cid: (-scores[cid], cid))[:k]
+    return [replace(best[cid], score=scores[cid], rank=i) for i, cid in enumerate(order, 1)]
+
+
+def _max_opt(a: float | None, b: float | None) -> float | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return max(a, b)

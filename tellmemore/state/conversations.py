@@ -1,0 +1,174 @@
+"""Sessions, turns, traces and feedback in state.db.
+
+A turn is written in one transaction together with its trace, so a process
+killed mid-turn leaves either the whole turn or nothing: never a half-written
+trace or a user message without its answer.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+from tellmemore.errors import InputError, NotFoundError
+from tellmemore.state.db import StateDB
+from tellmemore.types import Trace, Turn
+
+RATINGS = ("up", "down")
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+class ConversationStore:
+    """Reads and writes conversations. Thread-safe through StateDB."""
+
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
+
+    def ensure_session(self, session_id: str | None, *, tenant: str = "") -> str:
+        """Return an existing session id (checking its tenant) or create one."""
+        session_id = session_id or new_id()
+        with self.db.transaction() as conn:
+            row = conn.execute(
+                "SELECT tenant FROM sessions WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            if row is None:
+                conn.execute(
+                    "INSERT INTO sessions (session_id, tenant, created_at) VALUES (?, ?, ?)",
+                    (session_id, tenant, time.time()),
+                )
+            elif row["tenant"] != tenant:
+                raise NotFoundError("session", session_id)
+        return session_id
+
+    def session_exists(self, session_id: str, *, tenant: str | None = None) -> bool:
+        rows = self.db.query("SELECT tenant FROM sessions WHERE session_id = ?", (session_id,))
+        return bool(rows) and (tenant is None or rows[0]["tenant"] == tenant)
+
+    def history(self, session_id: str) -> list[Turn]:
+        rows = self.db.query(
+            "SELECT role, content FROM turns WHERE session_id = ? ORDER BY position",
+            (session_id,),
+        )
+        return [Turn(role=r["role"], content=r["content"]) for r in rows]
+
+    def session_info(self, session_id: str, *, tenant: str | None = None) -> dict[str, Any]:
+        rows = self.db.query(
+            "SELECT session_id, tenant, created_at, summary FROM sessions WHERE session_id = ?",
+            (session_id,),
+        )
+        if not rows or (tenant is not None and rows[0]["tenant"] != tenant):
+            raise NotFoundError("session", session_id)
+        turns = self.db.query(
+            "SELECT position, role, content, trace_id, created_at FROM turns "
+            "WHERE session_id = ? ORDER BY position",
+            (session_id,),
+        )
+        return {
+            "session_id": session_id,
+            "created_at": rows[0]["created_at"],
+            "summary": rows[0]["summary"],
+            "turns": [dict(t) for t in turns],
+        }
+
+    def summary(self, session_id: str) -> tuple[str, int]:
+        rows = self.db.query(
+            "SELECT summary, summary_upto FROM sessions WHERE session_id = ?", (session_id,)
+        )
+        return (rows[0]["summary"], rows[0]["summary_upto"]) if rows else ("", 0)
+
+    def set_summary(self, session_id: str, summary: str, upto: int) -> None:
+        with self.db.transaction() as conn:
+            conn.execute(
+                "UPDATE sessions SET summary = ?, summary_upto = ? WHERE session_id = ?",
+                (summary, upto, session_id),
+            )
+
+    def record_turn(self, trace: Trace, *, tenant: str = "") -> None:
+        """Store the trace and, for a session, the user message and the answer, atomically."""
+        payload = json.dumps(trace.to_dict(), ensure_ascii=False)
+        now = time.time()
+        with self.db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO traces (trace_id, session_id, parent_trace_id, created_at, message,"
+                " payload) VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    trace.trace_id,
+                    trace.session_id,
+                    trace.parent_trace_id,
+                    now,
+                    trace.message,
+                    payload,
+                ),
+            )
+            if trace.session_id is None:
+                return
+            row = conn.execute(
+                "SELECT COALESCE(MAX(position), -1) AS p FROM turns WHERE session_id = ?",
+                (trace.session_id,),
+            ).fetchone()
+            position = int(row["p"]) + 1
+            conn.executemany(
+                "INSERT INTO turns (session_id, position, role, content, trace_id, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (trace.session_id, position, "user", trace.message, trace.trace_id, now),
+                    (
+                        trace.session_id,
+                        position + 1,
+                        "assistant",
+                        _assistant_text(trace),
+                        trace.trace_id,
+                        now,
+                    ),
+                ],
+            )
+
+    def trace(self, trace_id: str) -> dict[str, Any]:
+        rows = self.db.query("SELECT payload FROM traces WHERE trace_id = ?", (trace_id,))
+        if not rows:
+            raise NotFoundError("trace", trace_id)
+        data: dict[str, Any] = json.loads(rows[0]["payload"])
+        data["feedback"] = [
+            dict(r)
+            for r in self.db.query(
+                "SELECT rating, reason, created_at FROM feedback WHERE trace_id = ?"
+                " ORDER BY feedback_id",
+                (trace_id,),
+            )
+        ]
+        data["children"] = [
+            r["trace_id"]
+            for r in self.db.query(
+                "SELECT trace_id FROM traces WHERE parent_trace_id = ? ORDER BY created_at",
+                (trace_id,),
+            )
+        ]
+        return data
+
+    def add_feedback(self, trace_id: str, rating: str, reason: str | None = None) -> int:
+        if rating not in RATINGS:
+            raise InputError(f"rating must be one of {', '.join(RATINGS)}, got {rating!r}")
+        with self.db.transaction() as conn:
+            if (
+                conn.execute("SELECT 1 FROM traces WHERE trace_id = ?", (trace_id,)).fetchone()
+                is None
+            ):
+                raise NotFoundError("trace", trace_id)
+            cur = conn.execute(
+                "INSERT INTO feedback (trace_id, rating, reason, created_at) VALUES (?, ?, ?, ?)",
+                (trace_id, rating, reason, time.time()),
+            )
+            return int(cur.lastrowid or 0)
+
+    def count_traces(self) -> int:
+        return int(self.db.query("SELECT COUNT(*) AS n FROM traces")[0]["n"])
+
+
+def _assistant_text(trace: Trace) -> str:
+    answer = trace.answer
+    return answer.clarification or answer.answer

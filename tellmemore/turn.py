@@ -1,0 +1,328 @@
+"""One turn, end to end: decide -> gate -> resolve -> retrieve -> answer -> trace.
+
+The standalone query feeds retrieval only; generation always sees the real
+message and the real history. Every turn, whatever path it takes (small talk,
+clarification, abstention, degraded LLM), ends with one Answer and one trace.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from tellmemore.answer import abstain, citations, extractive, generate
+from tellmemore.answer.stream import (
+    CitationsEvent,
+    DeltaEvent,
+    DoneEvent,
+    Event,
+    ResolutionEvent,
+)
+from tellmemore.config import Settings
+from tellmemore.conversation.decide import decide
+from tellmemore.conversation.gate import gate
+from tellmemore.conversation.resolvers.base import ResolveContext, Resolver
+from tellmemore.errors import InputError, LLMError
+from tellmemore.retrieval import Retriever
+from tellmemore.state.conversations import ConversationStore, new_id
+from tellmemore.types import (
+    Answer,
+    Citation,
+    Decision,
+    Hit,
+    LatencyMs,
+    Resolution,
+    SearchFilter,
+    Trace,
+    Turn,
+)
+
+if TYPE_CHECKING:
+    from tellmemore.llm import LLMClient
+
+SMALL_TALK_REPLIES = {
+    "thanks": "You're welcome! Ask me anything else about the documents.",
+    "bye": "Goodbye!",
+    "hello": "Hello! Ask me a question about the documents and I'll answer with sources.",
+}
+
+
+@dataclass
+class TurnRequest:
+    message: str
+    history: Sequence[Turn]
+    session_id: str | None = None
+    tenant: str = ""
+    summary: str = ""
+    forced_query: str | None = None
+    parent_trace_id: str | None = None
+    degraded: list[str] = field(default_factory=list)
+
+
+class TurnRunner:
+    """Runs turns against one retriever, resolver and store. Shared by every session."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        retriever: Retriever,
+        resolver: Resolver,
+        store: ConversationStore,
+        llm: LLMClient | None = None,
+    ) -> None:
+        self.settings = settings
+        self.retriever = retriever
+        self.resolver = resolver
+        self.store = store
+        self.llm = llm
+
+    def validate(self, message: str) -> str:
+        text = message.strip() if isinstance(message, str) else ""
+        if not text:
+            raise InputError("the message is empty; type a question")
+        limit = self.settings.conversation.max_message_chars
+        if len(text) > limit:
+            raise InputError(
+                f"the message is {len(text)} characters long; the limit is {limit} "
+                "(conversation.max_message_chars)"
+            )
+        return text
+
+    def run(self, req: TurnRequest) -> Iterator[Event]:
+        message = self.validate(req.message)
+        t_start = time.perf_counter()
+        trace_id = new_id()
+        history = list(req.history)
+
+        decided = decide(message, history)
+        if decided.decision is not Decision.RETRIEVE and req.forced_query is None:
+            yield ResolutionEvent(decided.decision, "skipped: no retrieval", None)
+            text = self._no_retrieval_reply(decided.decision, message, history)
+            yield DeltaEvent(text)
+            answer = Answer(
+                trace_id=trace_id,
+                answer=text,
+                message=message,
+                decision=decided.decision,
+                model="rules",
+                latency_ms=LatencyMs(total=_ms(t_start)),
+                session_id=req.session_id,
+            )
+            yield self._finish(req, answer, decided.decision, decided.reason, None, [])
+            return
+
+        t_resolve = time.perf_counter()
+        resolution, gate_reason = self._resolve(message, history, req)
+        resolve_ms = _ms(t_resolve)
+        yield ResolutionEvent(Decision.RETRIEVE, gate_reason, resolution)
+
+        if resolution.ambiguous and resolution.clarification:
+            answer = Answer(
+                trace_id=trace_id,
+                answer=resolution.clarification,
+                message=message,
+                standalone_query=resolution.query,
+                bindings=dict(resolution.bindings),
+                clarification=resolution.clarification,
+                model="rules",
+                latency_ms=LatencyMs(total=_ms(t_start), resolve=resolve_ms),
+                session_id=req.session_id,
+            )
+            yield DeltaEvent(resolution.clarification)
+            yield self._finish(req, answer, Decision.RETRIEVE, gate_reason, resolution, [])
+            return
+
+        t_retrieve = time.perf_counter()
+        queries = [resolution.query]
+        if resolution.query.strip() != message and req.forced_query is None:
+            queries.append(message)
+        result = self.retriever.search(queries, filter=SearchFilter(tenant=req.tenant or None))
+        hits = result.hits
+        retrieve_ms = _ms(t_retrieve)
+        about = answering_about(resolution)
+
+        t_answer = time.perf_counter()
+        if abstain.should_abstain(hits, min_dense_score=self.settings.retrieval.min_dense_score):
+            text = abstain.abstain_message()
+            yield DeltaEvent(text)
+            answer = Answer(
+                trace_id=trace_id,
+                answer=text,
+                message=message,
+                abstained=True,
+                standalone_query=resolution.query,
+                bindings=dict(resolution.bindings),
+                answering_about=about,
+                model="extractive",
+                latency_ms=LatencyMs(
+                    total=_ms(t_start),
+                    resolve=resolve_ms,
+                    retrieve=retrieve_ms,
+                    answer=_ms(t_answer),
+                ),
+                session_id=req.session_id,
+            )
+            yield self._finish(req, answer, Decision.RETRIEVE, gate_reason, resolution, hits)
+            return
+
+        text, cited, model, abstained = "", (), "extractive", False
+        if self.llm is not None:
+            try:
+                text, cited, abstained = yield from self._generate(message, history, hits)
+                model = self.settings.llm.model
+            except LLMError as exc:
+                req.degraded.append(f"generate:{exc.kind}")
+                text = ""
+        if not text and not abstained:
+            text, cited = self._extract(resolution.query, hits)
+            yield CitationsEvent(cited)
+            yield DeltaEvent(text)
+        if abstained:
+            text = abstain.abstain_message()
+            yield DeltaEvent(text)
+        answer = Answer(
+            trace_id=trace_id,
+            answer=text,
+            message=message,
+            citations=cited,
+            abstained=abstained,
+            standalone_query=resolution.query,
+            bindings=dict(resolution.bindings),
+            answering_about=about,
+            model=model,
+            latency_ms=LatencyMs(
+                total=_ms(t_start),
+                resolve=resolve_ms,
+                retrieve=retrieve_ms,
+                answer=_ms(t_answer),
+            ),
+            session_id=req.session_id,
+        )
+        yield self._finish(req, answer, Decision.RETRIEVE, gate_reason, resolution, hits)
+
+    # -- stages -------------------------------------------------------------------------
+
+    def _resolve(
+        self, message: str, history: list[Turn], req: TurnRequest
+    ) -> tuple[Resolution, str]:
+        if req.forced_query is not None:
+            query = self.validate(req.forced_query)
+            return Resolution(query=query, resolver="user-corrected"), "corrected by the user"
+        gated = gate(message, history, self.retriever.index.term_stats)
+        if not gated.needs_resolution:
+            return Resolution(query=message, resolver="none"), gated.reason
+        context = ResolveContext(
+            term_stats=self.retriever.index.term_stats,
+            summary=req.summary,
+            window=self.settings.conversation.window,
+        )
+        resolution = self.resolver.resolve(message, history, context)
+        if resolution.degraded:
+            req.degraded.append(f"resolve:{resolution.degraded}")
+        return resolution, gated.reason
+
+    def _extract(self, query: str, hits: list[Hit]) -> tuple[str, tuple[Citation, ...]]:
+        extracts = extractive.best_sentences(query, hits)
+        order: list[int] = []
+        for ex in extracts:
+            if ex.hit_index not in order:
+                order.append(ex.hit_index)
+        cited = tuple(citations.citation(hits[i]) for i in order)
+        parts = [f"{ex.sentence} [{order.index(ex.hit_index) + 1}]" for ex in extracts]
+        return " ".join(parts), cited
+
+    def _generate(
+        self, message: str, history: list[Turn], hits: list[Hit]
+    ) -> Generator[Event, None, tuple[str, tuple[Citation, ...], bool]]:
+        if self.llm is None:
+            raise RuntimeError("_generate needs an LLM client")
+        sources = hits[: self.settings.retrieval.k]
+        messages = generate.build_messages(
+            message, history, sources, window=self.settings.conversation.window
+        )
+        yield CitationsEvent(tuple(citations.citation(h) for h in sources))
+        pieces: list[str] = []
+        for piece in self.llm.stream_text(messages):
+            pieces.append(piece)
+            if generate.ABSTAIN_MARKER not in "".join(pieces):
+                yield DeltaEvent(piece)
+        text = "".join(pieces).strip()
+        if generate.is_abstention(text):
+            return "", (), True
+        numbers = generate.cited_numbers(text, len(sources))
+        cited = tuple(citations.citation(sources[n - 1]) for n in numbers)
+        return text, cited, False
+
+    def _no_retrieval_reply(self, decision: Decision, message: str, history: list[Turn]) -> str:
+        if decision is Decision.SMALL_TALK:
+            lowered = message.lower()
+            if any(w in lowered for w in ("thank", "cheers", "great", "perfect")):
+                return SMALL_TALK_REPLIES["thanks"]
+            if any(w in lowered for w in ("bye", "see you", "later")):
+                return SMALL_TALK_REPLIES["bye"]
+            return SMALL_TALK_REPLIES["hello"]
+        last = next((t.content for t in reversed(history) if t.role == "assistant"), "")
+        if self.llm is not None and last:
+            try:
+                return self.llm.complete_text(
+                    [
+                        {
+                            "role": "system",
+                            "content": "Rewrite your previous answer as the user asks. "
+                            "Keep every fact, code, number and citation marker.",
+                        },
+                        *({"role": t.role, "content": t.content} for t in history[-4:]),
+                        {"role": "user", "content": message},
+                    ]
+                )
+            except LLMError:
+                pass
+        return shorten(last) if last else "There is no previous answer to change yet."
+
+    def _finish(
+        self,
+        req: TurnRequest,
+        answer: Answer,
+        decision: Decision,
+        gate_reason: str,
+        resolution: Resolution | None,
+        hits: Sequence[Hit],
+    ) -> DoneEvent:
+        trace = Trace(
+            trace_id=answer.trace_id,
+            session_id=req.session_id,
+            message=answer.message,
+            decision=decision,
+            gate=gate_reason,
+            resolution=resolution,
+            hits=tuple(hits),
+            answer=answer,
+            degraded=tuple(req.degraded),
+            parent_trace_id=req.parent_trace_id,
+        )
+        self.store.record_turn(trace, tenant=req.tenant)
+        return DoneEvent(answer)
+
+
+def answering_about(resolution: Resolution) -> str | None:
+    """The "Answering about: ..." line: the antecedents the follow-up was bound to."""
+    if not resolution.bindings:
+        return None
+    seen: list[str] = []
+    for antecedent in resolution.bindings.values():
+        if antecedent not in seen:
+            seen.append(antecedent)
+    return ", ".join(seen)
+
+
+def shorten(text: str) -> str:
+    """The first sentence (with its citation) of a previous answer."""
+    parts = extractive.sentences(text)
+    return parts[0] if parts else text
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 3)
