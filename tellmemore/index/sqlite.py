@@ -1,0 +1,653 @@
+"""The embedded index: one SQLite file with FTS5 BM25 and float32 vectors.
+
+Layout of `index.db` (WAL mode):
+- `chunks`: one row per chunk with its metadata and its vector (float32 blob).
+- `chunks_fts`: a contentless FTS5 table (`tokenize='porter unicode61'`) over
+  the searchable text (header + text), rowid = `chunks.rid`. Contentless keeps
+  the text stored once; an update or delete first sends FTS5 the old text
+  (recomputed from the row) with the 'delete' command. Chunk, vector and FTS
+  entry are written in one transaction, so a crash leaves all or none.
+- `chunks_vocab`: fts5vocab 'row' table (term, doc, cnt) for `term_stats`.
+- `meta`: schema version, dimension, embedder name, and a `generation`
+  counter bumped by every write so that any process sees another's writes
+  (its in-memory vector matrix is reloaded when the counter moves).
+
+BM25 is FTS5's `bm25()` negated (higher is better). The query text is
+tokenised here: stopwords and FTS5 syntax are dropped, each term quoted and
+the terms OR-ed, so "AND OR NOT * (" can never be a syntax error and common
+words cannot swamp the score. Dense search is exact (NumPy) up to
+`hnsw_threshold` chunks and HNSW (usearch) above; see `index.dense`.
+
+The HNSW graph is built lazily in memory from the matrix, not persisted:
+<filled in from bench/search_latency.py>.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from tellmemore.errors import IndexError_, InputError
+from tellmemore.index import fusion
+from tellmemore.index.base import SearchRequest, Vector
+from tellmemore.index.dense import DenseMatrix
+from tellmemore.types import Chunk, Hit, SearchFilter, SearchMode, TermStats
+
+SCHEMA_VERSION = "1"
+MAX_QUERY_TERMS = 64
+_SQL_BATCH = 500
+
+# English stopwords (function words, question words, contraction pieces). They
+# are indexed but never sent to FTS5 as query terms.
+_STOPWORDS_TEXT = """
+    a about above after again against all am an and any are as at be because been before being
+    below between both but by can cannot could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not of off on once only or other ought our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    s t d m ll re ve don doesn didn isn aren wasn weren hasn haven hadn wouldn shouldn couldn
+    also might must shall via vs etc yes ok okay please tell know let get got
+"""
+STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+
+_PIECE = re.compile(r"[^\W_]+")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    doc_id TEXT NOT NULL,
+    tenant TEXT NOT NULL DEFAULT '',
+    title TEXT NOT NULL DEFAULT '',
+    section TEXT NOT NULL DEFAULT '[]',
+    text TEXT NOT NULL,
+    version TEXT NOT NULL DEFAULT '',
+    url TEXT NOT NULL DEFAULT '',
+    content_hash TEXT NOT NULL DEFAULT '',
+    metadata TEXT NOT NULL DEFAULT '{}',
+    vector BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id);
+CREATE INDEX IF NOT EXISTS chunks_tenant_doc ON chunks (tenant, doc_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (
+    body, content='', tokenize='porter unicode61'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab (chunks_fts, 'row')
+"""
+
+_FIELDS = "id, doc_id, tenant, title, section, text, version, url, content_hash, metadata"
+_COLUMNS = f"rid, {_FIELDS}"
+
+
+def query_terms(text: str) -> list[str]:
+    """The FTS5 terms of a query: lowercased words without stopwords or syntax, deduplicated.
+
+    A whitespace-separated token made of several pieces that contains a digit
+    ("ERR-4032", "v2.1", "2024-05-01") stays one phrase ("err 4032"), so codes
+    match as written; other tokens split into their words.
+    """
+    terms: list[str] = []
+    seen: set[str] = set()
+    for raw in text.lower().split():
+        pieces = _PIECE.findall(raw)
+        if not pieces:
+            continue
+        if len(pieces) > 1 and any(c.isdigit() for c in raw):
+            candidates = [" ".join(pieces)]
+        else:
+            candidates = [p for p in pieces if p not in STOPWORDS]
+        for term in candidates:
+            if term not in seen:
+                seen.add(term)
+                terms.append(term)
+    return terms[:MAX_QUERY_TERMS]
+
+
+def fts_query(text: str) -> str | None:
+    """An FTS5 MATCH expression OR-ing the quoted query terms; None when nothing is left."""
+    terms = query_terms(text)
+    if not terms:
+        return None
+    return " OR ".join(f'"{t}"' for t in terms)
+
+
+def searchable_text(title: str, section: Sequence[str], text: str) -> str:
+    """What FTS5 indexes: the header ("Title > Section") and the text, header once."""
+    header = " > ".join(p for p in (title, *section) if p)
+    if not header or text.startswith(header):
+        return text
+    return f"{header}\n{text}"
+
+
+@dataclass
+class _Dense:
+    generation: int
+    matrix: DenseMatrix
+    rids: npt.NDArray[np.int64]
+    tenants: npt.NDArray[np.int32]
+    tenant_codes: dict[str, int]
+    docs: npt.NDArray[np.int32]
+    doc_codes: dict[str, int]
+
+
+class SQLiteIndex:
+    """The default index: one SQLite file, BM25 + dense + hybrid, filters before ranking.
+
+    Example:
+        >>> from tellmemore.testing.fakes import FakeEmbedder
+        >>> emb = FakeEmbedder()
+        >>> index = SQLiteIndex(Path("index.db"), dimension=emb.dimension)
+        >>> chunk = Chunk(id="c1", doc_id="d1", text="Weekend support is included.")
+        >>> index.upsert([chunk], emb.embed_documents([chunk.text]))
+        >>> hits = index.search(SearchRequest("weekend", emb.embed_query("weekend")))
+        >>> hits[0].chunk.id
+        'c1'
+
+    `embedder` (optional) records which embedder wrote the vectors; opening
+    with another name or another `dimension` raises `IndexError_` telling to
+    rebuild. Safe to share between threads (one lock around the connection).
+    """
+
+    engine: ClassVar[str] = "sqlite"
+    supports_hybrid: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        dimension: int,
+        hnsw_threshold: int = 200_000,
+        embedder: str | None = None,
+    ) -> None:
+        if dimension < 1:
+            raise IndexError_(f"index dimension must be >= 1, got {dimension}")
+        self.path = Path(path)
+        self.dimension = dimension
+        self.hnsw_threshold = hnsw_threshold
+        self._lock = threading.RLock()
+        self._dense: _Dense | None = None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = sqlite3.connect(
+                self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+            )
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=FULL")
+            self._conn.execute("PRAGMA busy_timeout=30000")
+            self._init_schema(embedder)
+        except sqlite3.DatabaseError as exc:
+            raise IndexError_(
+                f"cannot open index {self.path}: {exc}; if the file is damaged or not an index, "
+                "delete it and ingest again"
+            ) from exc
+
+    # -- setup ------------------------------------------------------------------------
+
+    def _init_schema(self, embedder: str | None) -> None:
+        with self._write(bump=False) as conn:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            if not meta:
+                conn.executemany(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)",
+                    [
+                        ("schema_version", SCHEMA_VERSION),
+                        ("engine", self.engine),
+                        ("dimension", str(self.dimension)),
+                        ("embedder", embedder or ""),
+                        ("generation", "0"),
+                    ],
+                )
+                return
+            if meta.get("schema_version") != SCHEMA_VERSION:
+                raise IndexError_(
+                    f"index {self.path} has schema version {meta.get('schema_version')!r}, this "
+                    f"tellmemore reads version {SCHEMA_VERSION!r}; rebuild it: delete the file "
+                    "and ingest again"
+                )
+            stored_dim = int(meta["dimension"])
+            if stored_dim != self.dimension:
+                raise IndexError_(
+                    f"index {self.path} holds vectors of dimension {stored_dim} "
+                    f"(embedder {meta.get('embedder') or 'unknown'!r}) but the embedder gives "
+                    f"dimension {self.dimension}; rebuild the index (delete {self.path} and "
+                    "ingest again) or configure the embedder it was built with"
+                )
+            stored_embedder = meta.get("embedder", "")
+            if embedder and stored_embedder and embedder != stored_embedder:
+                raise IndexError_(
+                    f"index {self.path} was built with embedder {stored_embedder!r}, not "
+                    f"{embedder!r}; rebuild the index (delete {self.path} and ingest again) or "
+                    f"configure embedder {stored_embedder!r}"
+                )
+            if embedder and not stored_embedder:
+                conn.execute("UPDATE meta SET value = ? WHERE key = 'embedder'", (embedder,))
+
+    @contextmanager
+    def _write(self, *, bump: bool = True) -> Iterator[sqlite3.Connection]:
+        """One write transaction; `bump` moves the generation so readers reload vectors."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                if bump:
+                    conn.execute(
+                        "UPDATE meta SET value = CAST(value AS INTEGER) + 1 "
+                        "WHERE key = 'generation'"
+                    )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+    @property
+    def embedder_name(self) -> str:
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+        return row[0] if row else ""
+
+    # -- writes -----------------------------------------------------------------------
+
+    def upsert(self, chunks: Sequence[Chunk], vectors: Vector) -> None:
+        if len(chunks) == 0:
+            return
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape != (len(chunks), self.dimension):
+            raise InputError(
+                f"upsert got {len(chunks)} chunks and vectors of shape {matrix.shape}; expected "
+                f"({len(chunks)}, {self.dimension})"
+            )
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        matrix = np.ascontiguousarray(matrix / norms, dtype=np.float32)
+        latest: dict[str, int] = {}
+        for i, chunk in enumerate(chunks):
+            latest[chunk.id] = i  # the later duplicate wins
+        order = list(latest.values())
+        with self._write() as conn:
+            existing = self._rows_by_id(conn, [chunks[i].id for i in order])
+            next_rid = conn.execute("SELECT COALESCE(MAX(rid), 0) FROM chunks").fetchone()[0] + 1
+            fts_deletes = []
+            updates = []
+            inserts = []
+            fts_inserts = []
+            for i in order:
+                chunk = chunks[i]
+                row = _row_values(chunk, matrix[i])
+                old = existing.get(chunk.id)
+                if old is not None:
+                    rid = old[0]
+                    fts_deletes.append((rid, searchable_text(old[1], json.loads(old[2]), old[3])))
+                    updates.append((*row[1:], rid))
+                else:
+                    rid = next_rid
+                    next_rid += 1
+                    inserts.append((rid, *row))
+                fts_inserts.append((rid, searchable_text(chunk.title, chunk.section, chunk.text)))
+            if fts_deletes:
+                conn.executemany(
+                    "INSERT INTO chunks_fts (chunks_fts, rowid, body) VALUES ('delete', ?, ?)",
+                    fts_deletes,
+                )
+            if updates:
+                conn.executemany(
+                    "UPDATE chunks SET doc_id = ?, tenant = ?, title = ?, section = ?, text = ?, "
+                    "version = ?, url = ?, content_hash = ?, metadata = ?, vector = ? "
+                    "WHERE rid = ?",
+                    updates,
+                )
+            if inserts:
+                conn.executemany(
+                    f"INSERT INTO chunks (rid, {_FIELDS}, vector) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    inserts,
+                )
+            conn.executemany("INSERT INTO chunks_fts (rowid, body) VALUES (?, ?)", fts_inserts)
+
+    def delete(self, ids: Iterable[str]) -> int:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return 0
+        with self._write() as conn:
+            existing = self._rows_by_id(conn, wanted)
+            if not existing:
+                return 0
+            conn.executemany(
+                "INSERT INTO chunks_fts (chunks_fts, rowid, body) VALUES ('delete', ?, ?)",
+                [
+                    (rid, searchable_text(title, json.loads(section), text))
+                    for rid, title, section, text in existing.values()
+                ],
+            )
+            conn.executemany(
+                "DELETE FROM chunks WHERE rid = ?", [(row[0],) for row in existing.values()]
+            )
+            return len(existing)
+
+    @staticmethod
+    def _rows_by_id(
+        conn: sqlite3.Connection, ids: Sequence[str]
+    ) -> dict[str, tuple[int, str, str, str]]:
+        found: dict[str, tuple[int, str, str, str]] = {}
+        for start in range(0, len(ids), _SQL_BATCH):
+            batch = ids[start : start + _SQL_BATCH]
+            marks = ",".join("?" * len(batch))
+            for rid, cid, title, section, text in conn.execute(
+                f"SELECT rid, id, title, section, text FROM chunks WHERE id IN ({marks})", batch
+            ):
+                found[cid] = (rid, title, section, text)
+        return found
+
+    # -- reads ------------------------------------------------------------------------
+
+    def ids(self, doc_id: str | None = None, *, tenant: str | None = None) -> dict[str, str]:
+        sql = "SELECT id, content_hash FROM chunks"
+        where, params = [], []
+        if doc_id is not None:
+            where.append("doc_id = ?")
+            params.append(doc_id)
+        if tenant is not None:
+            where.append("tenant = ?")
+            params.append(tenant)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        with self._lock:
+            return dict(self._conn.execute(sql, params).fetchall())
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]:
+        """The stored chunks for these ids, in the given order; unknown ids are skipped."""
+        with self._lock:
+            found: dict[str, Chunk] = {}
+            for start in range(0, len(ids), _SQL_BATCH):
+                batch = list(ids[start : start + _SQL_BATCH])
+                marks = ",".join("?" * len(batch))
+                for row in self._conn.execute(
+                    f"SELECT {_COLUMNS} FROM chunks WHERE id IN ({marks})", batch
+                ):
+                    found[row[1]] = _chunk(row)
+        return [found[i] for i in ids if i in found]
+
+    def term_stats(self, terms: Iterable[str]) -> TermStats:
+        """Chunks containing each term, after FTS5's own lowercase + Porter stemming.
+
+        The terms are tokenised by FTS5 itself (a temporary in-memory table with
+        the same tokenizer), so "Running" counts chunks containing "runs". A
+        term of several words counts chunks containing that phrase.
+        """
+        originals = list(dict.fromkeys(terms))
+        with self._lock:
+            n_chunks = self.count()
+            tokens = self._stem(originals)
+            df: dict[str, int] = {}
+            for term in originals:
+                stems = tokens.get(term, [])
+                if not stems:
+                    df[term] = 0
+                elif len(stems) == 1:
+                    row = self._conn.execute(
+                        "SELECT doc FROM chunks_vocab WHERE term = ?", (stems[0],)
+                    ).fetchone()
+                    df[term] = int(row[0]) if row else 0
+                else:
+                    phrase = '"' + term.replace('"', '""') + '"'
+                    df[term] = int(
+                        self._conn.execute(
+                            "SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (phrase,)
+                        ).fetchone()[0]
+                    )
+        return TermStats(n_chunks=n_chunks, df=df)
+
+    def _stem(self, terms: Sequence[str]) -> dict[str, list[str]]:
+        """Each term's tokens as FTS5 indexes them (porter unicode61)."""
+        conn = self._tokenizer()
+        conn.execute("DELETE FROM t")
+        conn.executemany("INSERT INTO t (rowid, x) VALUES (?, ?)", enumerate(terms, start=1))
+        out: dict[str, list[str]] = {}
+        for doc, token in conn.execute("SELECT doc, term FROM tv ORDER BY doc, offset"):
+            out.setdefault(terms[doc - 1], []).append(token)
+        return out
+
+    def _tokenizer(self) -> sqlite3.Connection:
+        conn = getattr(self, "_tok_conn", None)
+        if conn is None:
+            conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+            conn.execute("CREATE VIRTUAL TABLE t USING fts5 (x, tokenize='porter unicode61')")
+            conn.execute("CREATE VIRTUAL TABLE tv USING fts5vocab (t, 'instance')")
+            self._tok_conn = conn
+        return conn
+
+    # -- search -----------------------------------------------------------------------
+
+    def search(self, request: SearchRequest) -> list[Hit]:
+        if request.k <= 0 or not request.text.strip():
+            return []
+        mode = request.mode
+        if mode is SearchMode.BM25:
+            with self._lock:
+                bm25 = self._bm25(request.text, request.filter, request.k)
+                return self._hits(bm25, bm25=dict(bm25))
+        vector = self._query_vector(request.vector, mode)
+        with self._lock:
+            if mode is SearchMode.DENSE:
+                dense = self._search_dense(vector, request.filter, request.k)
+                return self._hits(dense, dense=dict(dense))
+            n = max(request.candidates, request.k)
+            bm25 = self._bm25(request.text, request.filter, n)
+            dense = self._search_dense(vector, request.filter, n)
+            if request.fusion == "rrf":
+                fused = fusion.rrf([bm25, dense], k=request.rrf_k)
+            elif request.fusion == "convex":
+                fused = fusion.convex(bm25, dense, request.bm25_weight)
+            else:
+                raise InputError(f"unknown fusion {request.fusion!r}; valid: convex, rrf")
+            return self._hits(fused[: request.k], bm25=dict(bm25), dense=dict(dense))
+
+    def _query_vector(self, vector: Vector | None, mode: SearchMode) -> Vector:
+        if vector is None:
+            raise InputError(f"{mode.value} search needs a query vector; got None")
+        q = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if q.shape[0] != self.dimension:
+            raise InputError(
+                f"query vector has dimension {q.shape[0]}, the index holds {self.dimension}"
+            )
+        norm = float(np.linalg.norm(q))
+        return q / np.float32(norm) if norm > 0 else q
+
+    def _bm25(self, text: str, flt: SearchFilter, limit: int) -> list[tuple[int, float]]:
+        match = fts_query(text)
+        if match is None or (flt.doc_ids is not None and not flt.doc_ids):
+            return []
+        where, params = _filter_sql(flt)
+        if where:
+            sql = (
+                "SELECT chunks_fts.rowid, bm25(chunks_fts) FROM chunks_fts "
+                "JOIN chunks ON chunks.rid = chunks_fts.rowid "
+                f"WHERE chunks_fts MATCH ? AND {where} ORDER BY bm25(chunks_fts) LIMIT ?"
+            )
+        else:
+            sql = (
+                "SELECT rowid, bm25(chunks_fts) FROM chunks_fts "
+                "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?"
+            )
+        rows = self._conn.execute(sql, [match, *params, limit]).fetchall()
+        return [(int(rid), -float(score)) for rid, score in rows]
+
+    def _search_dense(self, query: Vector, flt: SearchFilter, k: int) -> list[tuple[int, float]]:
+        dense = self._dense_state()
+        if len(dense.matrix) == 0:
+            return []
+        mask = _mask(dense, flt)
+        if mask is not None and not mask.any():
+            return []
+        positions, scores = dense.matrix.search(query, k, mask)
+        return list(zip(dense.rids[positions].tolist(), scores.tolist(), strict=True))
+
+    def _generation(self) -> int:
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return int(row[0])
+
+    def _dense_state(self) -> _Dense:
+        generation = self._generation()
+        if self._dense is None or self._dense.generation != generation:
+            self._dense = self._load_dense(generation)
+        return self._dense
+
+    def _load_dense(self, generation: int) -> _Dense:
+        rows = self._conn.execute(
+            "SELECT rid, tenant, doc_id, vector FROM chunks ORDER BY rid"
+        ).fetchall()
+        n = len(rows)
+        if n:
+            rids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=n)
+            blob = b"".join(r[3] for r in rows)
+            matrix = np.frombuffer(blob, dtype=np.float32).reshape(n, self.dimension)
+        else:
+            rids = np.zeros(0, dtype=np.int64)
+            matrix = np.zeros((0, self.dimension), dtype=np.float32)
+        tenant_codes: dict[str, int] = {}
+        doc_codes: dict[str, int] = {}
+        tenants = np.fromiter(
+            (tenant_codes.setdefault(r[1], len(tenant_codes)) for r in rows),
+            dtype=np.int32,
+            count=n,
+        )
+        docs = np.fromiter(
+            (doc_codes.setdefault(r[2], len(doc_codes)) for r in rows), dtype=np.int32, count=n
+        )
+        return _Dense(
+            generation=generation,
+            matrix=DenseMatrix(matrix, hnsw_threshold=self.hnsw_threshold),
+            rids=rids,
+            tenants=tenants,
+            tenant_codes=tenant_codes,
+            docs=docs,
+            doc_codes=doc_codes,
+        )
+
+    def _hits(
+        self,
+        ranked: Sequence[tuple[int, float]],
+        *,
+        bm25: dict[int, float] | None = None,
+        dense: dict[int, float] | None = None,
+    ) -> list[Hit]:
+        if not ranked:
+            return []
+        rids = [rid for rid, _ in ranked]
+        marks = ",".join("?" * len(rids))
+        chunks = {
+            row[0]: _chunk(row)
+            for row in self._conn.execute(
+                f"SELECT {_COLUMNS} FROM chunks WHERE rid IN ({marks})", rids
+            )
+        }
+        hits = []
+        for rid, score in ranked:
+            chunk = chunks.get(rid)
+            if chunk is None:  # deleted by another process since the matrix was loaded
+                continue
+            hits.append(
+                Hit(
+                    chunk=chunk,
+                    score=float(score),
+                    rank=len(hits) + 1,
+                    bm25=None if bm25 is None else bm25.get(rid),
+                    dense=None if dense is None else dense.get(rid),
+                )
+            )
+        return hits
+
+    def close(self) -> None:
+        with self._lock:
+            self._dense = None
+            self._conn.close()
+            tok = getattr(self, "_tok_conn", None)
+            if tok is not None:
+                tok.close()
+                self._tok_conn = None
+
+    def __enter__(self) -> SQLiteIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SQLiteIndex({str(self.path)!r}, dimension={self.dimension})"
+
+
+def _filter_sql(flt: SearchFilter) -> tuple[str, list[Any]]:
+    where, params = [], []
+    if flt.tenant is not None:
+        where.append("chunks.tenant = ?")
+        params.append(flt.tenant)
+    if flt.doc_ids is not None:
+        where.append(f"chunks.doc_id IN ({','.join('?' * len(flt.doc_ids))})")
+        params.extend(flt.doc_ids)
+    return " AND ".join(where), params
+
+
+def _mask(dense: _Dense, flt: SearchFilter) -> npt.NDArray[np.bool_] | None:
+    mask: npt.NDArray[np.bool_] | None = None
+    if flt.tenant is not None:
+        code = dense.tenant_codes.get(flt.tenant)
+        if code is None:
+            return np.zeros(len(dense.rids), dtype=bool)
+        mask = dense.tenants == code
+    if flt.doc_ids is not None:
+        codes = [dense.doc_codes[d] for d in flt.doc_ids if d in dense.doc_codes]
+        docs = np.isin(dense.docs, np.asarray(codes, dtype=np.int32))
+        mask = docs if mask is None else mask & docs
+    return mask
+
+
+def _row_values(chunk: Chunk, vector: Vector) -> tuple[Any, ...]:
+    return (
+        chunk.id,
+        chunk.doc_id,
+        chunk.tenant,
+        chunk.title,
+        json.dumps(list(chunk.section), ensure_ascii=False),
+        chunk.text,
+        chunk.version,
+        chunk.url,
+        chunk.content_hash,
+        json.dumps(dict(chunk.metadata), ensure_ascii=False, sort_keys=True, default=str),
+        vector.tobytes(),
+    )
+
+
+def _chunk(row: Sequence[Any]) -> Chunk:
+    _, cid, doc_id, tenant, title, section, text, version, url, content_hash, metadata = row
+    return Chunk(
+        id=cid,
+        doc_id=doc_id,
+        text=text,
+        title=title,
+        section=tuple(json.loads(section)),
+        version=version,
+        url=url,
+        tenant=tenant,
+        content_hash=content_hash,
+        metadata=json.loads(metadata),
+    )
