@@ -1,0 +1,439 @@
+"""Structure-aware chunking, sized in the embedding model's tokens.
+
+A document's Markdown-like text is split on headings into sections (each
+keeps its heading path), each section into blocks (paragraphs, whole lists,
+whole tables, code), and consecutive blocks of one section are packed into
+chunks up to `max_tokens`. A block too long to fit is split on its natural
+units: table rows (the table's header row repeated in every piece), list
+items, then sentences, then words. Nothing is truncated: every chunk, header
+included, is measured with the embedder's own `count_tokens` and fits.
+
+Every chunk's text starts with a header line naming its subject,
+"Doc title > Section > Subsection", so a chunk retrieved alone still says what
+it is about (seed 000: "every chunk has to name its own subject").
+
+Default chunk size, from top-k (`default_chunk_tokens`)
+--------------------------------------------------------
+Chunk size is downstream of how many chunks retrieval returns (seed 000). With
+few slots, a broad chunk that mentions everything about a subject wins every
+query about it and crowds the specific passage out of the top k; with many
+slots (or a reranker) coarser chunks can afford to share the list. So chunks
+are narrow at small k and widen with k:
+
+    tokens = clamp(128 + 32 * (k - 3), 64, model_window - 2)
+
+- 128 tokens at k = 3: about one paragraph or one short section (~95 words),
+  which is seed 000's "narrow entry", and the length all-MiniLM-L6-v2 was
+  trained on, so the vector represents the whole chunk;
+- each slot beyond 3 affords 32 more tokens (k = 5, the default: 192; k = 7:
+  256 -> capped); each slot fewer takes 32 away, floor 64 (two or three
+  sentences: below that a chunk loses its context);
+- never above the model window minus its 2 special tokens ([CLS], [SEP]), the
+  hard limit beyond which the model silently truncates. The header is counted
+  inside the chunk, so the window holds header + body.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tellmemore.ingest.ids import chunk_id, content_hash
+from tellmemore.ingest.loaders.base import Document
+from tellmemore.types import Chunk
+
+CHUNKER_VERSION = "1"
+"""Bump when the same document would chunk differently: every document is then re-chunked."""
+
+SPECIAL_TOKENS = 2
+"""Tokens a BERT-style encoder adds around every input ([CLS] ... [SEP])."""
+
+NARROW_TOKENS = 128
+NARROW_AT_K = 3
+TOKENS_PER_SLOT = 32
+MIN_CHUNK_TOKENS = 64
+
+HEADER_SEP = " > "
+
+CountTokens = Callable[[str], int]
+
+
+def default_chunk_tokens(top_k: int, model_max_tokens: int) -> int:
+    """Chunk size in model tokens for a retrieval top-k (the rule is in the module docstring)."""
+    if top_k < 1:
+        raise ValueError(f"top_k must be >= 1, got {top_k}")
+    window = model_max_tokens - SPECIAL_TOKENS
+    if window < 16:
+        raise ValueError(f"model window of {model_max_tokens} tokens is too small to chunk for")
+    wanted = NARROW_TOKENS + TOKENS_PER_SLOT * (top_k - NARROW_AT_K)
+    return max(min(wanted, window), min(MIN_CHUNK_TOKENS, window))
+
+
+# ---------------------------------------------------------------- parsing
+
+
+@dataclass(frozen=True)
+class Block:
+    """A paragraph, list, table, code fence or quote: kept whole when it fits."""
+
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Section:
+    path: tuple[str, ...]
+    blocks: tuple[Block, ...]
+
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+\S")
+_TABLE = re.compile(r"^\s*\|")
+_QUOTE = re.compile(r"^\s{0,3}>")
+_RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"[*_`]+")
+
+
+def clean_heading(text: str) -> str:
+    """Heading text without Markdown links and emphasis marks."""
+    return " ".join(_EMPHASIS.sub("", _LINK.sub(r"\1", text)).split())
+
+
+def _kind(line: str) -> str:
+    if _LIST_ITEM.match(line):
+        return "list"
+    if _TABLE.match(line):
+        return "table"
+    if _QUOTE.match(line):
+        return "quote"
+    return "para"
+
+
+def parse_sections(text: str, title: str = "") -> list[Section]:
+    """Sections in document order, each with its heading path and blocks.
+
+    A level-1 heading equal to the document title is the title, not a section.
+    """
+    sections: list[Section] = []
+    stack: list[tuple[int, str]] = []
+    blocks: list[Block] = []
+    cur: list[str] = []
+    cur_kind = ""
+    path: tuple[str, ...] = ()
+    title_key = title.strip().casefold()
+
+    def end_block() -> None:
+        nonlocal cur, cur_kind
+        body = "\n".join(cur).strip("\n")
+        if body.strip():
+            blocks.append(Block(cur_kind or "para", body))
+        cur, cur_kind = [], ""
+
+    def start_section(level: int, heading: str) -> None:
+        nonlocal blocks, path
+        end_block()
+        if blocks:
+            sections.append(Section(path, tuple(blocks)))
+        blocks = []
+        if level == 1 and not stack and heading.casefold() == title_key:
+            return
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, heading))
+        path = tuple(h for _, h in stack)
+
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        fence = _FENCE.match(line)
+        if fence:
+            end_block()
+            marker = fence.group(1)
+            code = [line]
+            i += 1
+            while i < len(lines):
+                code.append(lines[i])
+                if lines[i].strip().startswith(marker[0] * len(marker)):
+                    break
+                i += 1
+            blocks.append(Block("code", "\n".join(code)))
+            i += 1
+            continue
+        atx = _ATX.match(line)
+        if atx:
+            heading = clean_heading(atx.group(2))
+            if heading:
+                start_section(len(atx.group(1)), heading)
+            i += 1
+            continue
+        if not line.strip():
+            # A blank line ends a block, except inside a list that goes on after it.
+            nxt = next((ln for ln in lines[i + 1 :] if ln.strip()), "")
+            if cur_kind == "list" and (_LIST_ITEM.match(nxt) or nxt[:1] in (" ", "\t")):
+                cur.append("")
+            else:
+                end_block()
+            i += 1
+            continue
+        if cur_kind == "para" and len(cur) == 1 and _SETEXT.match(line) and not _RULE.match(cur[0]):
+            heading = clean_heading(cur[0])
+            cur = []
+            start_section(1 if line.strip()[0] == "=" else 2, heading)
+            i += 1
+            continue
+        if _RULE.match(line):
+            end_block()
+            i += 1
+            continue
+        kind = _kind(line)
+        continuation = cur_kind == "list" and (kind == "para" or line[:1] in (" ", "\t"))
+        if cur and kind != cur_kind and not continuation:
+            end_block()
+        if not cur:
+            cur_kind = kind
+        cur.append(line)
+        i += 1
+    end_block()
+    if blocks:
+        sections.append(Section(path, tuple(blocks)))
+    return sections
+
+
+# ---------------------------------------------------------------- splitting
+
+
+_SENTENCE = re.compile(r"(?<=[.!?;:])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def _units(block: Block) -> tuple[str, list[str], str]:
+    """(prefix repeated in every piece, units, joiner) of an over-long block."""
+    lines = block.text.split("\n")
+    if block.kind == "table":
+        head = (
+            lines[:2]
+            if len(lines) > 1 and set(lines[1].replace("|", "").strip()) <= set("-: ")
+            else lines[:1]
+        )
+        return "\n".join(head) + "\n", lines[len(head) :], "\n"
+    if block.kind == "list":
+        items: list[str] = []
+        for line in lines:
+            if (_LIST_ITEM.match(line) and not line[:1].isspace()) or not items:
+                items.append(line)
+            else:
+                items[-1] += "\n" + line
+        return "", [it.strip("\n") for it in items if it.strip()], "\n"
+    if block.kind == "code":
+        return "", lines, "\n"
+    flat = " ".join(block.text.split())
+    return "", [s for s in _SENTENCE.split(flat) if s.strip()], " "
+
+
+def _split_words(text: str, budget: int, count: CountTokens) -> list[str]:
+    """Pieces of `text` of at most `budget` tokens, cut between words (or inside a giant word)."""
+    pieces: list[str] = []
+    current: list[str] = []
+    for word in text.split():
+        if count(word) > budget:
+            if current:
+                pieces.append(" ".join(current))
+                current = []
+            pieces.extend(_split_chars(word, budget, count))
+            continue
+        trial = " ".join([*current, word])
+        if current and count(trial) > budget:
+            pieces.append(" ".join(current))
+            current = [word]
+        else:
+            current.append(word)
+    if current:
+        pieces.append(" ".join(current))
+    return pieces
+
+
+def _split_chars(word: str, budget: int, count: CountTokens) -> list[str]:
+    pieces: list[str] = []
+    while word:
+        lo, hi = 1, len(word)
+        while lo < hi:  # longest prefix that fits
+            mid = (lo + hi + 1) // 2
+            if count(word[:mid]) <= budget:
+                lo = mid
+            else:
+                hi = mid - 1
+        pieces.append(word[:lo])
+        word = word[lo:]
+    return pieces
+
+
+def split_text(block: Block, budget: int, count: CountTokens) -> list[str]:
+    """Pieces of an over-long block, each of at most `budget` tokens, in order."""
+    prefix, units, joiner = _units(block)
+    prefix_tokens = count(prefix) if prefix else 0
+    room = budget - prefix_tokens
+    if room < max(8, budget // 4):  # a table header too wide to repeat: drop the repetition
+        prefix, room = "", budget
+    pieces: list[str] = []
+    current: list[str] = []
+    used = 0
+    for unit in units:
+        n = count(unit)
+        if n > room:
+            if current:
+                pieces.append(prefix + joiner.join(current))
+                current, used = [], 0
+            sub_kind = "para" if block.kind != "code" else "code"
+            subs = (
+                split_text(Block("para", unit), room, count)
+                if sub_kind == "para" and len(_units(Block("para", unit))[1]) > 1
+                else _split_words(unit, room, count)
+            )
+            pieces.extend(prefix + s for s in subs)
+            continue
+        if current and used + n + 1 > room:
+            pieces.append(prefix + joiner.join(current))
+            current, used = [], 0
+        current.append(unit)
+        used += n + (1 if len(current) > 1 else 0)
+    if current:
+        pieces.append(prefix + joiner.join(current))
+    return pieces
+
+
+# ---------------------------------------------------------------- chunks
+
+
+_INJECTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}?"
+    r"\b(?:previous|prior|above|earlier|preceding|all|any|your|system)\b[^.\n]{0,30}?"
+    r"\b(?:instructions?|prompts?|rules|directions|guidelines|messages)\b"
+    r"|\byou are now\b[^.\n]{0,40}\b(?:assistant|ai|model|dan|jailbroken)\b"
+    r"|<\|im_start\|>|\[/?INST\]|<<SYS>>",
+    re.IGNORECASE,
+)
+_ROLE_TURN = re.compile(
+    r"^\s*(?:[#>*_-]+\s*)?(?:system|assistant)\s*:\s*\S", re.IGNORECASE | re.MULTILINE
+)
+
+
+def injection_flags(text: str) -> list[str]:
+    """Flags for text that tries to steer a model: instructions to it, or fake chat turns."""
+    flags = []
+    if _INJECTION.search(text):
+        flags.append("prompt_injection")
+    if _ROLE_TURN.search(text):
+        flags.append("fake_role_turn")
+    return flags
+
+
+def make_header(title: str, path: Sequence[str], max_tokens: int, count: CountTokens) -> str:
+    """ "Title > Section > Subsection", shortened (middle first) to at most `max_tokens`."""
+    parts = [p for p in (title, *path) if p]
+    header = HEADER_SEP.join(parts)
+    while count(header) > max_tokens and len(parts) > 2:
+        parts = [parts[0], "…", *parts[3:]] if parts[1] == "…" else [parts[0], "…", *parts[2:]]
+        header = HEADER_SEP.join(parts)
+    if count(header) > max_tokens:
+        header = _split_words(header, max_tokens, count)[0]
+    return header
+
+
+def _pack(pieces: list[tuple[str, int]], budget: int, joiner: str = "\n\n") -> list[str]:
+    """Greedy packing of (text, tokens) pieces into bodies of at most ~`budget` tokens."""
+    bodies: list[str] = []
+    current: list[str] = []
+    used = 0
+    for text, n in pieces:
+        if current and used + n + 1 > budget:
+            bodies.append(joiner.join(current))
+            current, used = [], 0
+        current.append(text)
+        used += n + (1 if len(current) > 1 else 0)
+    if current:
+        bodies.append(joiner.join(current))
+    return bodies
+
+
+def _fit(body: str, header: str, max_tokens: int, count: CountTokens) -> list[str]:
+    """Bodies that fit with the header, measured for real (tokenizers are not always additive)."""
+    text = f"{header}\n\n{body}"
+    over = count(text) - max_tokens
+    if over <= 0:
+        return [body]
+    budget = max(1, max_tokens - count(header) - 2 - over)
+    pieces = split_text(Block("para", body), budget, count)
+    if len(pieces) <= 1:
+        pieces = _split_words(body, budget, count)
+    out: list[str] = []
+    for piece in pieces:
+        out.extend(_fit(piece, header, max_tokens, count) if piece != body else [piece])
+    return out
+
+
+def chunk_document(
+    doc: Document,
+    *,
+    max_tokens: int,
+    count_tokens: CountTokens,
+    tenant: str = "",
+    embedder_name: str = "",
+) -> list[Chunk]:
+    """The chunks of one document, in order, each at most `max_tokens` tokens with its header.
+
+    `embedder_name` takes part in every chunk's content hash, so switching the
+    embedding model re-embeds everything instead of mixing vector spaces.
+    """
+    if max_tokens < 16:
+        raise ValueError(f"max_tokens must be >= 16, got {max_tokens}")
+    title = doc.title or doc.doc_id
+    chunks: list[Chunk] = []
+    ordinals: dict[tuple[str, ...], int] = {}
+    for section in parse_sections(doc.text, title):
+        header = make_header(title, section.path, max_tokens // 2, count_tokens)
+        budget = max_tokens - count_tokens(header) - 2
+        pieces: list[tuple[str, int]] = []
+        for block in section.blocks:
+            n = count_tokens(block.text)
+            if n <= budget:
+                pieces.append((block.text, n))
+            else:
+                pieces.extend((p, count_tokens(p)) for p in split_text(block, budget, count_tokens))
+        bodies = [
+            fitted
+            for body in _pack(pieces, budget)
+            for fitted in _fit(body, header, max_tokens, count_tokens)
+        ]
+        for body in bodies:
+            ordinal = ordinals.get(section.path, 0)
+            ordinals[section.path] = ordinal + 1
+            text = f"{header}\n\n{body}"
+            metadata = {
+                **doc.metadata,
+                "source": doc.source,
+                "format": doc.format,
+                "tenant": tenant,
+                "ordinal": ordinal,
+                "flags": injection_flags(body),
+            }
+            chunks.append(
+                Chunk(
+                    id=chunk_id(doc.doc_id, section.path, ordinal, tenant=tenant),
+                    doc_id=doc.doc_id,
+                    text=text,
+                    title=title,
+                    section=section.path,
+                    version=doc.version,
+                    url=doc.url,
+                    tenant=tenant,
+                    content_hash=content_hash(
+                        text, title, doc.version, doc.url, tenant, metadata, embedder_name
+                    ),
+                    metadata=metadata,
+                )
+            )
+    return chunks

@@ -1,0 +1,252 @@
+"""HTML pages through BeautifulSoup, converted to the Markdown-like text the chunker reads.
+
+Page chrome is dropped (script, style, nav, footer, forms, embedded frames):
+it repeats on every page and would pollute both the vectors and BM25's term
+statistics. Headings become `#` lines so the chunker finds sections; lists
+become `-` / `1.` items and tables pipe tables, so they stay whole.
+Title: `<title>`, else the first `<h1>`, else the file stem. Version and URL
+come from `<meta name="version">` and `<link rel="canonical">` when present.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import ClassVar
+
+from bs4 import BeautifulSoup, Comment, NavigableString, Tag
+
+from tellmemore.errors import LoaderError
+from tellmemore.ingest.loaders.base import Document, LoadResult, Source
+
+_DROP = frozenset(
+    {
+        "script",
+        "style",
+        "nav",
+        "footer",
+        "noscript",
+        "template",
+        "svg",
+        "iframe",
+        "form",
+        "button",
+        "head",
+        "object",
+        "canvas",
+    }
+)
+_HEADINGS = {f"h{i}": i for i in range(1, 7)}
+_INLINE = frozenset(
+    {
+        "a",
+        "abbr",
+        "b",
+        "bdi",
+        "bdo",
+        "cite",
+        "code",
+        "data",
+        "dfn",
+        "em",
+        "i",
+        "kbd",
+        "mark",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "sup",
+        "time",
+        "u",
+        "var",
+        "wbr",
+        "img",
+        "label",
+        "font",
+        "del",
+        "ins",
+    }
+)
+
+
+_BR = "\u2028"  # marks <br> while source newlines collapse to spaces
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _inline(node: Tag | NavigableString) -> str:
+    """Inline text of a node, whitespace collapsed, `<br>` kept as a line break."""
+    if isinstance(node, Comment):
+        return ""
+    if isinstance(node, NavigableString):
+        return str(node)
+    if node.name in _DROP:
+        return ""
+    if node.name == "br":
+        return _BR
+    return "".join(_inline(c) for c in node.children)
+
+
+def _clean_inline(node: Tag | str) -> str:
+    """Collapse whitespace; only `<br>` breaks a line (source newlines are just spaces)."""
+    raw = node if isinstance(node, str) else _inline(node)
+    lines = [_squash(line) for line in raw.split(_BR)]
+    return "\n".join(line for line in lines if line)
+
+
+def _list_block(node: Tag, depth: int = 0) -> list[str]:
+    lines: list[str] = []
+    ordered = node.name == "ol"
+    for n, item in enumerate(node.find_all("li", recursive=False), start=1):
+        text_parts: list[str] = []
+        nested: list[str] = []
+        for child in item.children:
+            if isinstance(child, Tag) and child.name in ("ul", "ol"):
+                nested.extend(_list_block(child, depth + 1))
+            elif isinstance(child, Tag) and child.name not in _DROP:
+                text_parts.append(_inline(child))
+            elif isinstance(child, NavigableString) and not isinstance(child, Comment):
+                text_parts.append(str(child))
+        marker = f"{n}." if ordered else "-"
+        text = _squash(" ".join(text_parts))
+        lines.append(f"{'  ' * depth}{marker} {text}".rstrip())
+        lines.extend(nested)
+    return lines
+
+
+def _table_block(node: Tag) -> str:
+    rows: list[list[str]] = []
+    for tr in node.find_all("tr"):
+        if tr.find_parent("table") is not node:
+            continue
+        cells = [_squash(_inline(cell)).replace("|", "\\|") for cell in tr.find_all(["th", "td"])]
+        if any(cells):
+            rows.append(cells)
+    if not rows:
+        return ""
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    out = ["| " + " | ".join(rows[0]) + " |", "| " + " | ".join(["---"] * width) + " |"]
+    out.extend("| " + " | ".join(r) + " |" for r in rows[1:])
+    return "\n".join(out)
+
+
+def _blocks(node: Tag) -> list[str]:
+    blocks: list[str] = []
+    inline: list[str] = []
+
+    def flush() -> None:
+        text = _clean_inline("".join(inline))
+        if text:
+            blocks.append(text)
+        inline.clear()
+
+    for child in node.children:
+        if isinstance(child, Comment):
+            continue
+        if isinstance(child, NavigableString):
+            inline.append(str(child))
+            continue
+        if not isinstance(child, Tag) or child.name in _DROP:
+            continue
+        name = child.name
+        if name in _INLINE or name == "br":
+            inline.append(_inline(child))
+            continue
+        flush()
+        if name in _HEADINGS:
+            text = _squash(_inline(child))
+            if text:
+                blocks.append("#" * _HEADINGS[name] + " " + text)
+        elif name == "p":
+            text = _clean_inline(child)
+            if text:
+                blocks.append(text)
+        elif name in ("ul", "ol"):
+            lines = _list_block(child)
+            if lines:
+                blocks.append("\n".join(lines))
+        elif name == "table":
+            table = _table_block(child)
+            if table:
+                blocks.append(table)
+        elif name == "pre":
+            code = child.get_text().strip("\n")
+            if code.strip():
+                blocks.append(f"```\n{code}\n```")
+        elif name == "blockquote":
+            inner = _blocks(child)
+            blocks.extend("\n".join("> " + line for line in b.split("\n")) for b in inner)
+        elif name == "dl":
+            lines = [_squash(_inline(x)) for x in child.find_all(["dt", "dd"])]
+            if lines:
+                blocks.append("\n".join(f"- {line}" for line in lines if line))
+        elif name == "hr":
+            continue
+        else:
+            blocks.extend(_blocks(child))
+    flush()
+    return blocks
+
+
+def html_to_markdown(html: str) -> tuple[str, dict[str, str]]:
+    """(Markdown-like text, {title, version, url} found in the page head)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # bs4 warns about markup that looks like a URL or file
+        soup = BeautifulSoup(html, "html.parser")
+    info: dict[str, str] = {}
+    if soup.title is not None and soup.title.string:
+        info["title"] = _squash(soup.title.string)
+    version = soup.find("meta", attrs={"name": "version"})
+    if isinstance(version, Tag) and version.get("content"):
+        info["version"] = str(version["content"]).strip()
+    canonical = soup.find("link", rel="canonical")
+    if isinstance(canonical, Tag) and canonical.get("href"):
+        info["url"] = str(canonical["href"]).strip()
+    body = soup.body if soup.body is not None else soup
+    return "\n\n".join(_blocks(body)), info
+
+
+class HTMLLoader:
+    format: ClassVar[str] = "html"
+    extensions: ClassVar[tuple[str, ...]] = (".html", ".htm", ".xhtml")
+    binary: ClassVar[bool] = False
+    streaming: ClassVar[bool] = False
+
+    def load(self, source: Source) -> LoadResult:
+        try:
+            text, info = html_to_markdown(source.text)
+        except Exception as exc:  # bs4 raises a variety of errors on hostile markup
+            raise LoaderError(source.source, f"cannot parse HTML: {exc}") from exc
+        if not text.strip():
+            raise LoaderError(source.source, "no text in the HTML page")
+        title = info.get("title") or _first_h1(text) or source.stem
+        return LoadResult(
+            (
+                Document(
+                    doc_id=source.doc_id,
+                    title=title,
+                    text=text + "\n",
+                    source=source.source,
+                    format=self.format,
+                    url=info.get("url", ""),
+                    version=info.get("version", ""),
+                    metadata=source.base_metadata(),
+                ),
+            )
+        )
+
+
+def _first_h1(text: str) -> str | None:
+    for line in text.splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return None
+
+
+LOADER = HTMLLoader()

@@ -1,0 +1,86 @@
+"""Markdown files, natively: optional front matter, title from it, else the first H1, else the stem.
+
+Front matter is the common `---` block of `key: value` lines. `title`, `version`
+and `url` become Document fields; every other key is kept in `metadata`
+(values as strings; no YAML dependency for a handful of scalars).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from tellmemore.errors import LoaderError
+from tellmemore.ingest.loaders.base import Document, LoadResult, Source
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def split_front_matter(text: str) -> tuple[dict[str, str], str]:
+    """(front matter keys, body). Text without a front matter block is all body."""
+    match = _FRONT_MATTER.match(text)
+    if match is None:
+        return {}, text
+    meta: dict[str, str] = {}
+    for line in match.group(1).splitlines():
+        if not line.strip() or line.lstrip().startswith("#") or ":" not in line:
+            continue
+        key, _, value = line.partition(":")
+        meta[key.strip().lower()] = _unquote(value.strip())
+    return meta, text[match.end() :]
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def first_h1(text: str) -> str | None:
+    """The text of the first `# ` heading outside code fences."""
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if not fenced:
+            match = _H1.match(line)
+            if match:
+                return match.group(1).strip()
+    return None
+
+
+def document_from_text(source: Source, *, format: str) -> Document:
+    """A Document from Markdown-like text with optional front matter."""
+    meta, body = split_front_matter(source.text)
+    if not body.strip():
+        raise LoaderError(source.source, "no text after the front matter")
+    title = meta.pop("title", "") or first_h1(body) or source.stem
+    version = meta.pop("version", "")
+    url = meta.pop("url", "")
+    metadata = {**meta, **source.base_metadata()}
+    return Document(
+        doc_id=source.doc_id,
+        title=title,
+        text=body.strip("\n") + "\n",
+        source=source.source,
+        format=format,
+        url=url,
+        version=version,
+        metadata=metadata,
+    )
+
+
+class MarkdownLoader:
+    format: ClassVar[str] = "markdown"
+    extensions: ClassVar[tuple[str, ...]] = (".md", ".markdown")
+    binary: ClassVar[bool] = False
+    streaming: ClassVar[bool] = False
+
+    def load(self, source: Source) -> LoadResult:
+        return LoadResult((document_from_text(source, format=self.format),))
+
+
+LOADER = MarkdownLoader()
