@@ -273,6 +273,8 @@ class IngestReport:
     skipped: tuple[SkippedFile, ...] = ()
     flagged: tuple[str, ...] = ()
     seconds: float = 0.0
+    warnings: tuple[str, ...] = ()
+    """Loaded but imperfect, e.g. invalid UTF-8 replaced (the document is still indexed)."""
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)
