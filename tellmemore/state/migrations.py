@@ -30,7 +30,7 @@ MIGRATIONS: list[tuple[str, str]] = [
             report      TEXT                      -- JSON IngestReport when done
         );
         -- One row per document whose index write is in flight. A crashed run
-        -- leaves rows here; the next run redoes exactly those documents.
+        -- leaves rows here, and the next run redoes exactly those documents.
         CREATE TABLE journal (
             doc_id       TEXT PRIMARY KEY,
             run_id       TEXT NOT NULL,
