@@ -1,0 +1,282 @@
+"""SQLite specifics: crash safety, reopening, other processes' writes, HNSW, real MiniLM."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tellmemore.errors import IndexError_, InputError
+from tellmemore.index.base import SearchRequest
+from tellmemore.index.sqlite import SQLiteIndex
+from tellmemore.testing.fakes import FakeEmbedder
+from tellmemore.types import Chunk, SearchFilter, SearchMode
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _chunks(prefix: str, n: int, words: str, **fields: object) -> list[Chunk]:
+    return [
+        Chunk(id=f"{prefix}{i}", doc_id=prefix.upper(), text=f"{words} number {i}", **fields)
+        for i in range(n)
+    ]
+
+
+def _put(index: SQLiteIndex, emb: FakeEmbedder, chunks: list[Chunk]) -> None:
+    index.upsert(chunks, emb.embed_documents([c.text for c in chunks]))
+
+
+def _ids(index: SQLiteIndex, emb: FakeEmbedder, text: str, mode: SearchMode) -> list[str]:
+    request = SearchRequest(text, emb.embed_query(text), k=20, mode=mode)
+    return [h.chunk.id for h in index.search(request)]
+
+
+CRASH_SCRIPT = textwrap.dedent(
+    """
+    import os, signal, sys
+    from pathlib import Path
+    from tellmemore.index.sqlite import SQLiteIndex
+    from tellmemore.testing.fakes import FakeEmbedder
+    from tellmemore.types import Chunk
+
+    path, kill_at = Path(sys.argv[1]), sys.argv[2]
+    emb = FakeEmbedder()
+    index = SQLiteIndex(path, dimension=64)
+    first = [Chunk(id=f"a{i}", doc_id="A", text=f"alpha committed {i}") for i in range(5)]
+    index.upsert(first, emb.embed_documents([c.text for c in first]))
+
+    def trace(sql):
+        if kill_at in sql:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    index._conn.set_trace_callback(trace)
+    second = [Chunk(id=f"b{i}", doc_id="B", text=f"bravo pending {i}") for i in range(5)]
+    second.append(Chunk(id="a0", doc_id="A", text="alpha rewritten"))
+    index.upsert(second, emb.embed_documents([c.text for c in second]))
+    print("committed")
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "kill_at",
+    [
+        "INSERT INTO chunks_fts (chunks_fts",  # old FTS entry of a0 being removed
+        "UPDATE chunks SET",  # a0 rewritten, nothing else yet
+        "INSERT INTO chunks (rid",  # new chunks and vectors
+        "INSERT INTO chunks_fts (rowid",  # chunks written, FTS not yet
+        "COMMIT",  # everything written, not committed
+    ],
+)
+def test_a_killed_upsert_leaves_chunks_vectors_and_fts_together(
+    tmp_path: Path, kill_at: str
+) -> None:
+    path = tmp_path / "index.db"
+    done = subprocess.run(
+        [sys.executable, "-c", CRASH_SCRIPT, str(path), kill_at],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == -9, done.stderr
+    emb = FakeEmbedder()
+    with SQLiteIndex(path, dimension=64) as index:
+        assert index.count() == 5
+        assert set(index.ids()) == {f"a{i}" for i in range(5)}
+        assert index.get(["a0"])[0].text == "alpha committed 0"
+        assert _ids(index, emb, "bravo pending", SearchMode.BM25) == []
+        assert _ids(index, emb, "rewritten", SearchMode.BM25) == []
+        assert len(_ids(index, emb, "alpha", SearchMode.BM25)) == 5
+        assert len(_ids(index, emb, "bravo pending", SearchMode.DENSE)) == 5
+        assert index.term_stats(["alpha", "bravo"]).df == {"alpha": 5, "bravo": 0}
+        # The rerun of the lost batch lands cleanly on the surviving state.
+        _put(index, emb, [*_chunks("b", 5, "bravo pending")])
+        _put(index, emb, [Chunk(id="a0", doc_id="A", text="alpha rewritten")])
+        assert index.count() == 10
+        assert _ids(index, emb, "rewritten", SearchMode.BM25) == ["a0"]
+        assert index.term_stats(["alpha", "bravo"]).df == {"alpha": 5, "bravo": 5}
+
+
+def test_completed_upsert_survives_the_process(tmp_path: Path) -> None:
+    path = tmp_path / "index.db"
+    done = subprocess.run(
+        [sys.executable, "-c", CRASH_SCRIPT, str(path), "no statement has this text"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    with SQLiteIndex(path, dimension=64) as index:
+        assert index.count() == 10
+        assert index.get(["a0"])[0].text == "alpha rewritten"
+
+
+def test_reopen_from_disk_gives_the_same_results(tmp_path: Path) -> None:
+    emb = FakeEmbedder()
+    path = tmp_path / "index.db"
+    with SQLiteIndex(path, dimension=64, embedder=emb.name) as index:
+        _put(index, emb, _chunks("a", 4, "alpha weekend") + _chunks("b", 4, "bravo holiday"))
+        before = {mode: _ids(index, emb, "weekend holiday", mode) for mode in SearchMode}
+    with SQLiteIndex(path, dimension=64, embedder=emb.name) as index:
+        assert index.count() == 8
+        assert index.embedder_name == emb.name
+        assert {mode: _ids(index, emb, "weekend holiday", mode) for mode in SearchMode} == before
+
+
+def test_a_different_dimension_refuses_to_open(tmp_path: Path) -> None:
+    path = tmp_path / "index.db"
+    SQLiteIndex(path, dimension=64, embedder="fake-hashing-64").close()
+    with pytest.raises(IndexError_, match=r"dimension 64.*dimension 384.*rebuild"):
+        SQLiteIndex(path, dimension=384)
+
+
+def test_a_different_embedder_refuses_to_open(tmp_path: Path) -> None:
+    path = tmp_path / "index.db"
+    SQLiteIndex(path, dimension=64, embedder="model-a").close()
+    with pytest.raises(IndexError_, match=r"'model-a'.*rebuild"):
+        SQLiteIndex(path, dimension=64, embedder="model-b")
+    SQLiteIndex(path, dimension=64).close()  # no name given: no check
+
+
+def test_a_file_that_is_not_an_index_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "index.db"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(IndexError_, match="delete it and ingest again"):
+        SQLiteIndex(path, dimension=64)
+
+
+def test_another_connections_writes_are_seen(tmp_path: Path) -> None:
+    emb = FakeEmbedder()
+    path = tmp_path / "index.db"
+    with SQLiteIndex(path, dimension=64) as reader, SQLiteIndex(path, dimension=64) as writer:
+        _put(writer, emb, _chunks("a", 3, "alpha"))
+        for mode in SearchMode:
+            assert len(_ids(reader, emb, "alpha", mode)) == 3  # loads the matrix
+        _put(writer, emb, _chunks("b", 2, "bravo"))
+        writer.delete(["a0"])
+        for mode in (SearchMode.BM25, SearchMode.HYBRID):
+            assert set(_ids(reader, emb, "bravo", mode)[:2]) == {"b0", "b1"}
+        dense = _ids(reader, emb, "bravo number", SearchMode.DENSE)
+        assert set(dense) == {"a1", "a2", "b0", "b1"}
+        assert reader.count() == 4
+
+
+def test_vectors_are_normalised_on_upsert(tmp_path: Path) -> None:
+    with SQLiteIndex(tmp_path / "index.db", dimension=4) as index:
+        chunk = Chunk(id="c", doc_id="d", text="anything")
+        index.upsert([chunk], np.array([[3.0, 0.0, 4.0, 0.0]], dtype=np.float32))
+        hits = index.search(
+            SearchRequest(
+                "anything", np.array([0.6, 0.0, 0.8, 0.0], np.float32), mode=SearchMode.DENSE
+            )
+        )
+        assert hits[0].dense == pytest.approx(1.0, abs=1e-6)
+
+
+def test_dense_without_a_vector_is_an_input_error(tmp_path: Path) -> None:
+    emb = FakeEmbedder()
+    with SQLiteIndex(tmp_path / "index.db", dimension=64) as index:
+        _put(index, emb, _chunks("a", 2, "alpha"))
+        with pytest.raises(InputError, match="needs a query vector"):
+            index.search(SearchRequest("alpha", None, mode=SearchMode.DENSE))
+        with pytest.raises(InputError, match="dimension 32"):
+            index.search(SearchRequest("alpha", np.ones(32, np.float32)))
+        assert index.search(SearchRequest("alpha", None, mode=SearchMode.BM25))
+
+
+def test_concurrent_searches_and_writes(tmp_path: Path) -> None:
+    emb = FakeEmbedder()
+    errors: list[BaseException] = []
+    with SQLiteIndex(tmp_path / "index.db", dimension=64) as index:
+        _put(index, emb, _chunks("a", 50, "alpha weekend"))
+
+        def search() -> None:
+            try:
+                for _ in range(30):
+                    hits = index.search(SearchRequest("weekend", emb.embed_query("weekend")))
+                    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+            except BaseException as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=search) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for i in range(10):
+            _put(index, emb, _chunks(f"w{i}_", 5, "weekend bravo"))
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert index.count() == 100
+
+
+def _random_corpus(n: int, dim: int, seed: int = 7) -> tuple[list[Chunk], np.ndarray]:
+    rng = np.random.default_rng(seed)
+    vectors = rng.standard_normal((n, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    chunks = [
+        Chunk(id=f"r{i}", doc_id=f"doc{i % 40}", tenant="even" if i % 2 == 0 else "odd",
+              text=f"random chunk {i}")
+        for i in range(n)
+    ]  # fmt: skip
+    return chunks, vectors
+
+
+def test_hnsw_finds_the_same_top_hit_as_exact(tmp_path: Path) -> None:
+    chunks, vectors = _random_corpus(400, 64)
+    path = tmp_path / "index.db"
+    rng = np.random.default_rng(11)
+    with (
+        SQLiteIndex(path, dimension=64) as exact,
+        SQLiteIndex(path, dimension=64, hnsw_threshold=50) as hnsw,
+    ):
+        exact.upsert(chunks, vectors)
+        filters = [
+            SearchFilter(),
+            SearchFilter(tenant="odd"),  # over-fetch + post-filter
+            SearchFilter(doc_ids=("doc3", "doc5")),  # too few rows: exact fallback
+        ]
+        for flt in filters:
+            for target in rng.choice(400, size=20, replace=False):
+                query = vectors[target] + 0.05 * rng.standard_normal(64).astype(np.float32)
+                request = SearchRequest("q", query, k=5, mode=SearchMode.DENSE, filter=flt)
+                got = hnsw.search(request)
+                want = exact.search(request)
+                assert got[0].chunk.id == want[0].chunk.id
+                assert got[0].dense == pytest.approx(want[0].dense, abs=1e-5)
+                if flt.tenant:
+                    assert all(h.chunk.tenant == flt.tenant for h in got)
+        assert hnsw._dense is not None and hnsw._dense.matrix.uses_hnsw
+        assert exact._dense is not None and not exact._dense.matrix.uses_hnsw
+
+
+@pytest.mark.model
+def test_minilm_query_finds_the_right_chunk(tmp_path: Path, minilm) -> None:  # type: ignore[no-untyped-def]
+    texts = {
+        "weekend": "Cloud Connect > Support > Enterprise tier\nEnterprise customers get phone "
+        "support around the clock, including Saturdays and Sundays.",
+        "standard": "Cloud Connect > Support > Standard tier\nStandard customers can e-mail "
+        "support on working days between 9:00 and 17:00.",
+        "refund": "Rentals > Cancellation\nA booking cancelled at least 48 hours before pick-up "
+        "is refunded in full.",
+        "fuel": "Rentals > Fuel\nCars are handed over with a full tank and must be returned full.",
+    }
+    chunks = [Chunk(id=k, doc_id=k, text=t) for k, t in texts.items()]
+    with SQLiteIndex(tmp_path / "index.db", dimension=minilm.dimension) as index:
+        index.upsert(chunks, minilm.embed_documents([c.text for c in chunks]))
+        questions = {
+            "can I call someone on a Sunday with the enterprise plan?": "weekend",
+            "how do I get my money back if I cancel?": "refund",
+            "do I need to fill up the car before returning it?": "fuel",
+        }
+        for question, expected in questions.items():
+            for mode in (SearchMode.DENSE, SearchMode.HYBRID):
+                hits = index.search(SearchRequest(question, minilm.embed_query(question), k=2,
+                                                  mode=mode))  # fmt: skip
+                assert hits[0].chunk.id == expected, (question, mode)
