@@ -1,0 +1,155 @@
+"""String surgery for standalone queries: splice antecedents into the message, rebuild an
+elided question, append carried phrases, write and read clarifying questions.
+
+Every function keeps the message's own characters outside the spans it replaces, so
+codes, numbers and dates survive exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tellmemore.conversation.binding import Phrase, Salience, phrases
+from tellmemore.conversation.referents import Referent
+from tellmemore.conversation.text import content_words, stem, tokenize
+
+_PREPS = frozenset(
+    """
+        on in at for during with without to from by about under over after before
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+_CLARIFY = re.compile(r"\bdo you mean\s+(.+?)\?", re.IGNORECASE)
+_OPTION_SPLIT = re.compile(r",\s*(?:or\s+)?|\s+or\s+", re.IGNORECASE)
+MAX_TAIL_TOKENS = 4
+"""A trailing "on weekdays" this short is replaced by the new modifier "on holidays"."""
+
+
+def split_end(text: str) -> tuple[str, str]:
+    """("How much is it", "?") from "How much is it?"."""
+    core = text.rstrip()
+    end = ""
+    while core and core[-1] in "?!.":
+        end = core[-1] + end
+        core = core[:-1].rstrip()
+    return core, end
+
+
+def splice(
+    message: str,
+    edits: Sequence[tuple[Referent, str]],
+    *,
+    scope: tuple[Referent, str] | None = None,
+) -> str:
+    """`message` with each referent span replaced; `scope` text inserted after one of them."""
+    out, pos = [], 0
+    for ref, text in sorted(edits, key=lambda e: e[0].start):
+        out.append(message[pos : ref.start])
+        out.append(text)
+        if scope is not None and scope[0] is ref:
+            out.append(" " + scope[1])
+        pos = ref.end
+    out.append(message[pos:])
+    return "".join(out)
+
+
+def splice_modifier(base: str, fragment: str) -> str | None:
+    """ "What time do shops close on weekdays?" + "on holidays" ->
+    "What time do shops close on holidays?"."""
+    if not fragment:
+        return None
+    core, end = split_end(base)
+    toks = tokenize(fragment)
+    if toks and toks[0].low in _PREPS:
+        core_toks = tokenize(core)
+        for i in range(len(core_toks) - 1, max(len(core_toks) - 1 - MAX_TAIL_TOKENS, -1), -1):
+            if core_toks[i].low == toks[0].low:
+                core = core[: core_toks[i].start].rstrip()
+                break
+    return f"{core} {fragment}{end or '?'}"
+
+
+def substitute_subject(base: str, fragment: str, salience: Salience) -> str | None:
+    """ "what's the latency in Amsterdam?" + "Frankfurt" -> "what's the latency in Frankfurt?".
+
+    The replaced phrase is one sharing a word with the fragment ("Standard escalation" for
+    "Enterprise escalation"), else the most salient phrase of the same kind (a name for a
+    name).
+    """
+    if not fragment:
+        return None
+    ps = phrases(base)
+    if not ps:
+        return None
+    frag = {stem(w) for w in content_words(fragment)}
+    overlap = [p for p in ps if set(p.stems) & frag]
+    if overlap:
+        target = overlap[0]
+    else:
+        caps = any(t.text[:1].isupper() for t in tokenize(fragment))
+        pool = [p for p in ps if p.capitalized and not _sentence_initial(base, p)] if caps else []
+        target = max(pool or ps, key=lambda p: salience.phrase(p.stems))
+    idx = base.find(target.text)
+    if idx < 0:
+        return None
+    return base[:idx] + fragment + base[idx + len(target.text) :]
+
+
+def _sentence_initial(text: str, p: Phrase) -> bool:
+    return text.lstrip().startswith(p.text)
+
+
+def append_phrases(message: str, picked: Sequence[tuple[Phrase, str]]) -> str:
+    """ "population back then" + "Quit India Movement" ->
+    "population back then (Quit India Movement)"; a known preposition reads better:
+    "Disaster Recovery for Block Storage"."""
+    if not picked:
+        return message
+    core, end = split_end(message)
+    first, text = picked[0]
+    rest = [t for _, t in picked[1:]]
+    if first.prep:
+        out = f"{core} {first.prep} {text}"
+        if rest:
+            out += f" ({', '.join(rest)})"
+    else:
+        out = f"{core} ({', '.join([text, *rest])})"
+    return out + end
+
+
+def clarification_question(options: Sequence[Phrase]) -> str:
+    """ "Do you mean Standard or Enterprise escalation?" (a shared head is said once)."""
+    texts = [o.text for o in options]
+    split = [t.split() for t in texts]
+    suffix: list[str] = []
+    while all(len(s) > len(suffix) + 1 for s in split):
+        cand = [s[-1 - len(suffix)].lower() for s in split]
+        if len(set(cand)) != 1:
+            break
+        suffix.insert(0, split[0][-1 - len(suffix)])
+    if suffix:
+        heads = [" ".join(s[: len(s) - len(suffix)]) for s in split[:-1]]
+        heads.append(texts[-1])
+    else:
+        heads = texts
+    joined = heads[0] if len(heads) == 1 else ", ".join(heads[:-1]) + " or " + heads[-1]
+    return f"Do you mean {joined}?"
+
+
+def parse_clarification(text: str) -> list[str] | None:
+    """The alternatives of a "Do you mean X or Y?" question, a shared head restored
+    ("Standard", "Enterprise escalation" -> "Standard escalation", "Enterprise escalation")."""
+    m = _CLARIFY.search(text)
+    if m is None:
+        return None
+    options = [o.strip(" '\"") for o in _OPTION_SPLIT.split(m.group(1)) if o.strip(" '\"")]
+    if len(options) < 2:
+        return None
+    last = options[-1].split()
+    width = max(len(o.split()) for o in options[:-1])
+    if len(last) > width:
+        tail = " ".join(last[width:])
+        options = [o if len(o.split()) >= len(last) else f"{o} {tail}" for o in options[:-1]] + [
+            options[-1]
+        ]
+    return options

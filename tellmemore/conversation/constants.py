@@ -1,0 +1,49 @@
+"""Every tunable constant of the gate and the embedded resolver, named, in one place.
+
+Tune these against `tellmemore eval` over whole domains (never single conversations)
+and record the before/after figures in the commit message.
+"""
+
+from __future__ import annotations
+
+# --- gate ---------------------------------------------------------------------------
+DISTINCTIVE_IDF = 0.5
+"""A word is distinctive when its IDF is at least this share of the index's maximum IDF."""
+UNSEEN_WEIGHT = 0.3
+"""Weight of a word the index has never seen (df 0): it matches nothing there."""
+LOW_SIGNAL_WORDS = 3
+"""A message with at most this many content words and none distinctive needs resolving."""
+FRAGMENT_WORDS = 2
+"""A verbless keyword fragment ("Disaster Recovery.") this short needs resolving."""
+
+# --- candidates -----------------------------------------------------------------------
+MAX_PHRASE_WORDS = 5
+MAX_LABEL_WORDS = 6
+ASSISTANT_SENTENCES = 3
+"""Only the opening sentences of the last answer offer antecedents (they restate the subject)."""
+ASSISTANT_WEIGHT = 0.45
+"""Assistant wording weighs less than the user's own (seed 000)."""
+RECENCY_DECAY = 0.6
+"""Per exchange of age."""
+FIRST_TURN_WEIGHT = 0.6
+"""Floor for the first user turn: it usually names the conversation's subject."""
+SUMMARY_WEIGHT = 0.35
+REPEAT_BONUS = 0.25
+MULTIWORD_BONUS = 0.06
+NUMBER_MISMATCH = 0.75
+""""it" prefers a singular phrase, "they" a plural one: a mismatch keeps this share."""
+PHRASE_MEAN_SHARE = 0.3
+
+# --- binding ----------------------------------------------------------------------------
+AMBIGUITY_MARGIN = 0.15
+"""Two alternatives whose focus differs by less than this are a coin flip: ask."""
+MIN_ANTECEDENT = 0.08
+"""Below this salience nothing is bound (unbound referent, raw search)."""
+SCOPE_MIN = 0.2
+"""A user topic phrase must be at least this salient to be carried as scope."""
+CARRY_PHRASES = 2
+"""Topic phrases carried into a low-signal message (recent and first user turn)."""
+CLARIFY_REPLY_WORDS = 4
+"""A reply to a clarifying question has at most this many content words."""
+ELLIPSIS_DEPTH = 3
+"""How many chained ellipses ("and on holidays?" after "and on Sundays?") are unwound."""

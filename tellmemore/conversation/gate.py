@@ -1,0 +1,71 @@
+"""Does this message need resolving against the history?
+
+Cheap and slightly over-eager on purpose (seed 003): sending a self-contained
+message to a resolver costs little and usually returns it unchanged, whereas
+letting a follow-up through unresolved costs the whole answer. No history means
+no resolution and no model call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tellmemore.conversation import constants as C
+from tellmemore.conversation.binding import Salience, TermStatsLookup
+from tellmemore.conversation.referents import find_ellipsis, find_referents
+from tellmemore.conversation.text import COMMON_VERBS, FUNCTION_WORDS, content_words, words
+from tellmemore.types import Turn
+
+_QUESTION_WORDS = frozenset(
+    """
+        what how when where why who which whom whose
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    needs_resolution: bool
+    reason: str
+
+
+def gate(
+    message: str,
+    history: Sequence[Turn],
+    term_stats: TermStatsLookup | None = None,
+    *,
+    salience: Salience | None = None,
+) -> GateResult:
+    """Whether `message` must be resolved; the reason names the trigger. Never raises."""
+    if not any(t.content.strip() for t in history):
+        return GateResult(False, "first turn")
+    refs = find_referents(message)
+    if refs:
+        return GateResult(True, f"referent: {refs[0].text.lower()!r}")
+    ellipsis = find_ellipsis(message)
+    if ellipsis is not None:
+        return GateResult(True, f"ellipsis: {ellipsis.opener.lower()!r}")
+    content = content_words(message)
+    if not content:
+        return GateResult(True, "no content words")
+    sal = salience if salience is not None else Salience(term_stats)
+    sal.prime([message])
+    distinctive = [w for w in content if sal.weight(w) >= C.DISTINCTIVE_IDF]
+    if len(content) <= C.LOW_SIGNAL_WORDS and not distinctive:
+        return GateResult(True, "too little signal")
+    if len(content) <= C.FRAGMENT_WORDS and _is_fragment(message):
+        return GateResult(True, "keyword fragment")
+    return GateResult(False, "self-contained")
+
+
+def _is_fragment(message: str) -> bool:
+    """No question word and no verb-like word: a bare keyword reply ("Enterprise")."""
+    ws = words(message)
+    if any(w in _QUESTION_WORDS or w in COMMON_VERBS for w in ws):
+        return False
+    aux = {"is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "will"}
+    return not any(w in aux for w in ws) and all(
+        w not in FUNCTION_WORDS or w in ("the", "a", "an", "of", "and", "for", "in", "on")
+        for w in ws
+    )

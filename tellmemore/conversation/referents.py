@@ -1,0 +1,253 @@
+"""Find what a message points back at: referents ("that one", "it", "the second") and
+ellipsis or bridging openers ("and on holidays?", "what about the enterprise one").
+
+Pure pattern matching over tokens with character spans, so a resolver can splice
+the antecedent into the message without touching anything else it contains
+(codes, numbers and dates survive because they are never part of a referent).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from tellmemore.conversation.text import COMMON_VERBS, FUNCTION_WORDS, Token, tokenize
+
+
+class ReferentKind(enum.StrEnum):
+    PRONOUN = "pronoun"
+    """it, they, them, that (alone): the topic under discussion."""
+    POSSESSIVE = "possessive"
+    """its, their: the topic, in the genitive."""
+    PERSON = "person"
+    """he, she, his, her: a named person."""
+    ONE = "one"
+    """that one, this one, the enterprise one: one of several alternatives."""
+    WHICH = "which"
+    """which one, which of them: asks to compare the alternatives."""
+    OTHER = "other"
+    """the other one: the alternative not in focus."""
+    ORDINAL = "ordinal"
+    """the second one, the last option, the former: an item of the last answer's list."""
+    DEMONSTRATIVE = "demonstrative"
+    """that tier, those missions: a noun the history names more fully."""
+
+
+@dataclass(frozen=True)
+class Referent:
+    text: str
+    start: int
+    end: int
+    kind: ReferentKind
+    modifier: str | None = None
+    """A word that narrows it: "enterprise" in "the enterprise one", "tier" in "that tier"."""
+    ordinal: int | None = None
+    """1-based list position; -1 = last."""
+
+
+class EllipsisKind(enum.StrEnum):
+    MODIFIER = "modifier"
+    """"and on holidays?": the previous question with a new qualifier."""
+    SUBJECT = "subject"
+    """"what about Frankfurt": the previous question about a new subject."""
+    MORE = "more"
+    """"tell me more", "why?": more on the current topic."""
+
+
+@dataclass(frozen=True)
+class Ellipsis:
+    opener: str
+    fragment: str
+    """What the opener introduces ("on holidays", "Frankfurt"); may be empty."""
+    kind: EllipsisKind
+
+
+ORDINALS = {
+    "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
+    "fifth": 5, "5th": 5, "sixth": 6, "6th": 6, "last": -1, "final": -1,
+    "former": 1, "latter": 2,
+}  # fmt: skip
+ORDINAL_HEADS = frozenset(
+    """
+        one ones option options item items point points step steps choice choices
+        alternative tier tiers plan plans method methods way ways approach one's
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+TIME_HEADS = frozenset(
+    """
+        time times year years month months week weeks day days decade century hour hours
+        minute minutes night morning season
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Heads after "the first/last" that make a date phrase, not a list pointer."""
+
+PRONOUNS = {
+    "it": ReferentKind.PRONOUN, "they": ReferentKind.PRONOUN, "them": ReferentKind.PRONOUN,
+    "its": ReferentKind.POSSESSIVE, "their": ReferentKind.POSSESSIVE,
+    "itself": ReferentKind.PRONOUN, "themselves": ReferentKind.PRONOUN,
+    "he": ReferentKind.PERSON, "she": ReferentKind.PERSON, "him": ReferentKind.PERSON,
+    "his": ReferentKind.PERSON, "her": ReferentKind.PERSON, "hers": ReferentKind.PERSON,
+}  # fmt: skip
+DEMONSTRATIVES = frozenset({"that", "this", "these", "those"})
+
+_DUMMY_IT_NEXT = frozenset(
+    """
+        possible necessary true ok okay safe easy hard difficult better best worth
+        likely important normal common usual illegal legal required recommended enough
+        raining
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+""""is it possible to ...": the dummy "it" points at nothing."""
+
+_PRONOUN_AFTER_DEMONSTRATIVE = frozenset(
+    """
+        is was 's does do did has have can could will would should cover covers mean
+        means work works include includes cost costs apply applies require requires come
+        comes happen happens take takes
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+_NOT_A_HEAD = FUNCTION_WORDS | COMMON_VERBS
+
+_OPENERS: tuple[tuple[re.Pattern[str], EllipsisKind | None], ...] = tuple(
+    (re.compile(p, re.IGNORECASE), k)
+    for p, k in (
+        (r"^(?:and |but |so |ok,? |okay,? )?(?:what|how) about\b", None),
+        (r"^same (?:question|thing|for|with|goes for|about|here)\b(?: (?:for|about|with))?", None),
+        (r"^(?:and|but) (?:what|how) (?:if|for|on|in|about)\b", None),
+        (r"^what if\b", EllipsisKind.MORE),
+        (r"^(?:and|or|also|plus)\b", None),
+        (r"^(?:can you |could you |please )?(?:tell me|say) (?:a bit |a little )?more\b", None),
+        (
+            r"^(?:go on|continue|more details?|more info(?:rmation)?|anything else|what else)\b",
+            EllipsisKind.MORE,
+        ),
+        (
+            r"^(?:why|why not|how so|how come|really|such as|like what|for example|e\.g\.)\W*$",
+            EllipsisKind.MORE,
+        ),
+    )
+)
+_PREPOSITIONS = frozenset(
+    """
+        on in at for during with without to from by about under over after before
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
+def find_referents(message: str) -> list[Referent]:
+    """Referents in `message`, left to right, non-overlapping."""
+    toks = tokenize(message)
+    out: list[Referent] = []
+    i = 0
+    while i < len(toks):
+        ref = _referent_at(message, toks, i)
+        if ref is None:
+            i += 1
+            continue
+        out.append(ref)
+        while i < len(toks) and toks[i].start < ref.end:
+            i += 1
+    return out
+
+
+def _span(message: str, toks: list[Token], i: int, j: int, kind: ReferentKind,
+          modifier: str | None = None, ordinal: int | None = None) -> Referent:  # fmt: skip
+    return Referent(message[toks[i].start : toks[j].end], toks[i].start, toks[j].end,
+                    kind, modifier, ordinal)  # fmt: skip
+
+
+def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
+    w = toks[i].low
+    nxt = toks[i + 1].low if i + 1 < len(toks) else None
+    nxt2 = toks[i + 2].low if i + 2 < len(toks) else None
+    gap = i + 1 < len(toks) and _boundary_between(message, toks[i], toks[i + 1])
+    if w == "which" and nxt in ("one", "ones"):
+        return _span(message, toks, i, i + 1, ReferentKind.WHICH)
+    if w == "which" and nxt == "of" and nxt2 in ("them", "these", "those", "the"):
+        return _span(message, toks, i, i + 2, ReferentKind.WHICH)
+    if w == "the" and nxt == "other":
+        j = i + 2 if nxt2 in ("one", "ones") or (nxt2 and nxt2 not in _NOT_A_HEAD) else i + 1
+        mod = nxt2 if j == i + 2 and nxt2 not in ("one", "ones") else None
+        return _span(message, toks, i, j, ReferentKind.OTHER, modifier=mod)
+    if w == "the" and nxt in ORDINALS:
+        head = nxt2
+        if head in TIME_HEADS:
+            return None
+        if head in ORDINAL_HEADS or (head and head not in _NOT_A_HEAD):
+            mod = None if head in ("one", "ones") else head
+            return _span(message, toks, i, i + 2, ReferentKind.ORDINAL, mod, ORDINALS[nxt])
+        if nxt in ("former", "latter") or head is None or head in FUNCTION_WORDS:
+            return _span(message, toks, i, i + 1, ReferentKind.ORDINAL, None, ORDINALS[nxt])
+        return None
+    if w in ("that", "this", "the") and nxt in ("one", "ones") and not gap:
+        return _span(message, toks, i, i + 1, ReferentKind.ONE)
+    if w in ("that", "this", "the") and nxt2 in ("one", "ones") and nxt not in FUNCTION_WORDS:
+        return _span(message, toks, i, i + 2, ReferentKind.ONE, modifier=nxt)
+    if w in PRONOUNS:
+        if w == "it" and (nxt in _DUMMY_IT_NEXT or _it_takes_to(toks, i)):
+            return None
+        if w == "her" and nxt and nxt not in _NOT_A_HEAD and not gap:
+            return _span(message, toks, i, i, ReferentKind.PERSON)
+        return _span(message, toks, i, i, PRONOUNS[w])
+    if w in DEMONSTRATIVES:
+        if nxt is None or gap:
+            return _span(message, toks, i, i, ReferentKind.PRONOUN)
+        if nxt in _PRONOUN_AFTER_DEMONSTRATIVE or nxt in ("a", "an"):
+            return _span(message, toks, i, i, ReferentKind.PRONOUN)
+        if nxt not in _NOT_A_HEAD:
+            return _span(message, toks, i, i + 1, ReferentKind.DEMONSTRATIVE, modifier=nxt)
+        return None
+    return None
+
+
+def _boundary_between(message: str, a: Token, b: Token) -> bool:
+    """Clause punctuation between two tokens ("about that? and ...")."""
+    return any(c in ",.;:?!()" for c in message[a.end : b.start])
+
+
+def _it_takes_to(toks: list[Token], i: int) -> bool:
+    """ "how long does it take to ...": dummy subject."""
+    window = [t.low for t in toks[i + 1 : i + 4]]
+    return bool(window) and window[0] in ("take", "takes") and "to" in window
+
+
+def find_ellipsis(message: str) -> Ellipsis | None:
+    """An ellipsis or bridging opener at the start of `message`, with its fragment."""
+    text = message.strip()
+    text = re.sub(r"^(?:ok(?:ay)?|thanks|great|cool|right|hmm+|well)[,.!]?\s+", "", text,
+                  flags=re.IGNORECASE)  # fmt: skip
+    for pattern, kind in _OPENERS:
+        m = pattern.match(text)
+        if m is None:
+            continue
+        opener = m.group(0)
+        fragment = text[m.end() :].strip(" ,.;:?!-\t\n")
+        if kind is None:
+            kind = _fragment_kind(fragment)
+        if opener.lower().strip() in ("and", "or", "also", "plus") and _is_full_question(fragment):
+            return None  # "and how do I reset it?" is a question of its own, not an ellipsis
+        return Ellipsis(opener=opener, fragment=fragment, kind=kind)
+    return None
+
+
+def _fragment_kind(fragment: str) -> EllipsisKind:
+    toks = tokenize(fragment)
+    if not toks:
+        return EllipsisKind.MORE
+    if toks[0].low in _PREPOSITIONS or toks[0].low in ("if", "when", "while"):
+        return EllipsisKind.MODIFIER
+    return EllipsisKind.SUBJECT
+
+
+_QUESTION_START = frozenset(
+    """
+        what how when where why who which whom whose is are was were do does did can
+        could will would should shall may might
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
+def _is_full_question(fragment: str) -> bool:
+    toks = tokenize(fragment)
+    return len(toks) >= 3 and toks[0].low in _QUESTION_START

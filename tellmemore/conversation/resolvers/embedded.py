@@ -1,0 +1,411 @@
+"""The default resolver: no model call, about a millisecond.
+
+It binds referents ("that one", "it", "the second") to phrases of the recent
+history chosen by salience (IDF from the index's term statistics x recency, user
+turns over assistant turns, list items of the last answer for ordinals), rebuilds
+ellipses ("and on holidays?") from the previous question, carries the
+conversation's topic into messages with too little signal of their own, and
+carries nothing when the message brings its own distinctive subject. When two
+alternatives are a coin flip it asks instead of guessing (seed 003).
+
+The query is human-readable ("does Enterprise escalation on Cloud Connect cover
+weekends?") because it is shown to the user; the message's own words, codes,
+numbers and dates are never altered, only supplemented.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from tellmemore.conversation import constants as C
+from tellmemore.conversation.binding import (
+    Candidate,
+    Phrase,
+    Salience,
+    collect_candidates,
+    list_items,
+)
+from tellmemore.conversation.compose import (
+    append_phrases,
+    clarification_question,
+    parse_clarification,
+    splice,
+    splice_modifier,
+    substitute_subject,
+)
+from tellmemore.conversation.gate import gate
+from tellmemore.conversation.referents import (
+    Ellipsis,
+    EllipsisKind,
+    Referent,
+    ReferentKind,
+    find_ellipsis,
+    find_referents,
+)
+from tellmemore.conversation.resolvers.base import ResolveContext
+from tellmemore.conversation.text import (
+    content_words,
+    missing_protected,
+    stem,
+    surface_form,
+    tokenize,
+)
+from tellmemore.types import Resolution, Turn
+
+logger = logging.getLogger(__name__)
+
+_ALTERNATIVE_KINDS = (ReferentKind.ONE, ReferentKind.OTHER, ReferentKind.WHICH)
+
+
+@dataclass(frozen=True)
+class _Ambiguous:
+    options: list[Phrase]
+
+
+class EmbeddedResolver:
+    """Resolve a follow-up from the history and term statistics, without a model.
+
+    >>> history = [Turn("user", "What does the monthly pass cost?"),
+    ...            Turn("assistant", "The monthly pass costs 30 dollars.")]
+    >>> EmbeddedResolver().resolve("Does it include e-bikes?", history, ResolveContext()).query
+    'Does the monthly pass include e-bikes?'
+    """
+
+    name: ClassVar[str] = "embedded"
+
+    def resolve(self, message: str, history: Sequence[Turn], context: ResolveContext) -> Resolution:
+        start = time.perf_counter()
+        try:
+            res = _Run(list(history), context).resolve(message, depth=0)
+        except Exception as exc:
+            logger.exception("embedded resolver failed on %r", message[:200])
+            res = Resolution(query=message, degraded=f"embedded resolver error: {exc!r}")
+        missing = missing_protected(message, res.query)
+        if missing:  # the contract: codes, numbers and dates of the message reach the index
+            res = replace(res, query=f"{res.query} {' '.join(missing)}")
+        return replace(res, resolver=self.name, latency_ms=(time.perf_counter() - start) * 1000.0)
+
+
+class _Run:
+    """One resolution: the history, the shared salience cache, the candidates."""
+
+    def __init__(self, history: list[Turn], context: ResolveContext) -> None:
+        self.history = history
+        self.context = context
+        self.salience = Salience(context.term_stats)
+
+    def resolve(self, message: str, *, depth: int, prefer: str | None = None) -> Resolution:
+        history = self.history
+        if not any(t.content.strip() for t in history) or not tokenize(message):
+            return Resolution(query=message)
+        if prefer is None:
+            chained = self._clarification_reply(message, depth)
+            if chained is not None:
+                return chained
+        recent = [t.content for t in history[-2 * self.context.window :]]
+        first = next((t.content for t in history if t.role == "user"), "")
+        self.salience.prime([message, self.context.summary, first, *recent])
+        refs = find_referents(message)
+        ellipsis = find_ellipsis(message)
+        if not refs and ellipsis is None and prefer is None:
+            verdict = gate(message, history, salience=self.salience)
+            if not verdict.needs_resolution:
+                return Resolution(query=message)  # its own subject: carry nothing
+        cands = collect_candidates(
+            history, self.salience, window=self.context.window, summary=self.context.summary
+        )
+        own = {stem(w) for w in content_words(message)}
+        cands = [c for c in cands if not set(c.stems) <= own]
+        items, list_turn = self._items()
+        if refs:
+            return self._bind(message, refs, ellipsis, cands, items, list_turn, prefer, depth)
+        if ellipsis is not None:
+            return self._ellipsis(message, ellipsis, cands, depth)
+        return self._carry(message, cands, key="topic")
+
+    # --- referents --------------------------------------------------------------------
+
+    def _bind(
+        self,
+        message: str,
+        refs: list[Referent],
+        ellipsis: Ellipsis | None,
+        cands: list[Candidate],
+        items: list[Phrase],
+        list_turn: int,
+        prefer: str | None,
+        depth: int,
+    ) -> Resolution:
+        edits: list[tuple[Referent, str]] = []
+        bindings: dict[str, str] = {}
+        from_assistant = False
+        for ref in refs:
+            out = self._bind_one(ref, cands, items, list_turn, prefer)
+            if isinstance(out, _Ambiguous):  # a coin flip between alternatives: ask
+                return Resolution(
+                    query=message,
+                    ambiguous=True,
+                    clarification=clarification_question(out.options),
+                    candidates=tuple(p.text for p in out.options),
+                )
+            if out is None:
+                continue
+            phrase, source_role = out
+            text = self._surface(phrase)
+            bindings[ref.text] = text
+            edits.append((ref, _replacement(ref, phrase, text, message)))
+            from_assistant |= source_role != "user"
+        if not edits:
+            if ellipsis is not None:
+                return self._ellipsis(message, ellipsis, cands, depth)
+            return Resolution(query=message, unbound_referent=True)
+        query = splice(message, edits)
+        if ellipsis is not None and ellipsis.kind != EllipsisKind.MORE:
+            res = self._ellipsis(query, find_ellipsis(query) or ellipsis, cands, depth)
+            return replace(res, bindings={**bindings, **res.bindings})
+        if from_assistant:
+            scope = self._scope(query, bindings, cands)
+            if scope is not None:
+                first = edits[0][0]
+                scope_text = f"{scope.prep or 'for'} {self._surface(scope)}"
+                query = splice(message, edits, scope=(first, scope_text))
+                bindings["scope"] = self._surface(scope)
+        return Resolution(query=query, bindings=bindings)
+
+    def _bind_one(
+        self,
+        ref: Referent,
+        cands: list[Candidate],
+        items: list[Phrase],
+        list_turn: int,
+        prefer: str | None,
+    ) -> tuple[Phrase, str] | _Ambiguous | None:
+        if prefer is not None and ref.kind not in (ReferentKind.DEMONSTRATIVE,):
+            match = _matching(prefer, items) or Phrase(prefer, tuple(map(stem, prefer.split())))
+            return match, "assistant"
+        if ref.kind == ReferentKind.ORDINAL:
+            if not items:
+                items = self._items(loose=True)[0]
+            if not items:
+                return None
+            n = ref.ordinal or 1
+            if n == -1 or n <= len(items):
+                return items[n - 1 if n > 0 else -1], "assistant"
+            return None
+        if ref.modifier and ref.kind in (ReferentKind.ONE, ReferentKind.DEMONSTRATIVE):
+            hit = _containing(ref.modifier, items) or _containing(
+                ref.modifier, [c.phrase for c in cands]
+            )
+            if hit is not None:
+                return hit, "assistant"
+        if ref.kind in _ALTERNATIVE_KINDS and len(items) >= 2:
+            return self._alternative(ref, items, list_turn)
+        pool = cands
+        if ref.kind == ReferentKind.PERSON:
+            pool = [c for c in cands if c.phrase.capitalized] or cands
+        if not pool:
+            return None
+        best = max(pool, key=lambda c: c.score * _agreement(ref, c.phrase))
+        if best.score < C.MIN_ANTECEDENT:
+            return None
+        return best.phrase, best.role
+
+    def _alternative(
+        self, ref: Referent, items: list[Phrase], list_turn: int
+    ) -> tuple[Phrase, str] | _Ambiguous:
+        """Pick among list items by focus: which one the user (then the assistant) named
+        since, or just before, the list. Equal focus is a coin flip."""
+        shared = set(items[0].stems)
+        for it in items[1:]:
+            shared &= set(it.stems)
+        focus = []
+        for it in items:
+            own = set(it.stems) - shared
+            score = 0.0
+            for i, turn in enumerate(self.history):
+                if i < list_turn - 1 or not own:
+                    continue
+                if i == list_turn:
+                    continue  # the list itself names every item once
+                turn_stems = {stem(w) for w in content_words(turn.content)}
+                if own & turn_stems:
+                    score += 1.0 if turn.role == "user" else C.ASSISTANT_WEIGHT
+            focus.append(score)
+        if ref.kind == ReferentKind.WHICH:
+            joined = " or ".join(it.text for it in items)
+            return Phrase(joined, tuple(s for it in items for s in it.stems)), "assistant"
+        order = sorted(range(len(items)), key=lambda k: -focus[k])
+        best, second = order[0], order[1]
+        if focus[best] - focus[second] < C.AMBIGUITY_MARGIN:
+            tied = [items[k] for k in order if focus[best] - focus[k] < C.AMBIGUITY_MARGIN]
+            return _Ambiguous(sorted(tied, key=items.index))
+        if ref.kind == ReferentKind.OTHER:
+            if len(items) == 2:
+                return items[second], "assistant"
+            return _Ambiguous([items[k] for k in sorted(order[1:])])
+        return items[best], "assistant"
+
+    def _items(self, *, loose: bool = False) -> tuple[list[Phrase], int]:
+        """List items of the most recent assistant answer (within the window) that has one."""
+        seen = 0
+        for i in range(len(self.history) - 1, -1, -1):
+            turn = self.history[i]
+            if turn.role != "assistant":
+                continue
+            seen += 1
+            if seen > self.context.window:
+                break
+            items = list_items(turn.content, loose=loose)
+            if len(items) >= 2:
+                return items, i
+        return [], -1
+
+    def _scope(self, query: str, bindings: dict[str, str], cands: list[Candidate]) -> Phrase | None:
+        """The user's topic phrase the bound query still lacks ("on Cloud Connect")."""
+        have = {stem(w) for w in content_words(query)}
+        for b in bindings.values():
+            have |= {stem(w) for w in content_words(b)}
+        for c in cands:
+            if c.role not in ("user", "summary") or c.score < C.SCOPE_MIN:
+                continue
+            if not set(c.stems) & have:
+                return c.phrase
+        return None
+
+    # --- ellipsis and low signal --------------------------------------------------------
+
+    def _ellipsis(
+        self, message: str, ellipsis: Ellipsis, cands: list[Candidate], depth: int
+    ) -> Resolution:
+        base = self._previous_question(depth)
+        if ellipsis.kind == EllipsisKind.MORE or base is None:
+            return self._carry(message, cands, key=ellipsis.opener.strip().lower())
+        fragment = ellipsis.fragment
+        if ellipsis.kind == EllipsisKind.MODIFIER:
+            query = splice_modifier(base, fragment)
+        else:
+            query = substitute_subject(base, fragment, self.salience)
+        if query is None:
+            return self._carry(message, cands, key=ellipsis.opener.strip().lower())
+        return Resolution(query=query, bindings={ellipsis.opener.strip().lower(): base})
+
+    def _previous_question(self, depth: int) -> str | None:
+        """The previous user question, itself made standalone (ellipses chain)."""
+        idx = max((i for i, t in enumerate(self.history) if t.role == "user"), default=None)
+        if idx is None:
+            return None
+        prev = self.history[idx].content.strip()
+        if not prev:
+            return None
+        if depth >= C.ELLIPSIS_DEPTH:
+            return prev
+        sub = _Run(self.history[:idx], self.context)
+        sub.salience = self.salience
+        res = sub.resolve(prev, depth=depth + 1)
+        return prev if res.ambiguous else res.query
+
+    def _carry(self, message: str, cands: list[Candidate], *, key: str) -> Resolution:
+        """Too little signal: append the salient phrases of the user's recent and first
+        turns (design.md: phrases carry better than single high-IDF terms)."""
+        user = [c for c in cands if c.role in ("user", "summary")]
+        picked: list[Candidate] = []
+        if user:
+            recent = max(user, key=lambda c: (c.turn, c.score))
+            recent_turn = [c for c in user if c.turn == recent.turn]
+            picked.append(max(recent_turn, key=lambda c: c.score))
+            for c in user:
+                if len(picked) >= C.CARRY_PHRASES:
+                    break
+                if c is not picked[0] and not set(c.stems) & set(picked[0].stems):
+                    picked.append(c)
+        elif cands:
+            picked.append(cands[0])
+        picked = [c for c in picked if c.score >= C.MIN_ANTECEDENT]
+        if not picked:
+            return Resolution(query=message)
+        texts = [self._surface(c.phrase) for c in picked]
+        query = append_phrases(message, [(c.phrase, t) for c, t in zip(picked, texts, strict=True)])
+        return Resolution(query=query, bindings={key: ", ".join(texts)})
+
+    # --- clarification chain -----------------------------------------------------------
+
+    def _clarification_reply(self, message: str, depth: int) -> Resolution | None:
+        """ "enterprise" after "Do you mean Standard or Enterprise escalation?" resolves the
+        question that got the clarification, with the chosen alternative."""
+        h = self.history
+        if len(h) < 2 or h[-1].role != "assistant":
+            return None
+        options = parse_clarification(h[-1].content)
+        if not options or len(content_words(message)) > C.CLARIFY_REPLY_WORDS:
+            return None
+        said = {stem(w) for w in content_words(message)}
+        shared = set.intersection(*(set(map(stem, content_words(o))) for o in options))
+        chosen = [o for o in options if (set(map(stem, content_words(o))) - shared) & said]
+        if len(chosen) != 1:
+            return None
+        orig = max((i for i, t in enumerate(h[:-1]) if t.role == "user"), default=None)
+        if orig is None:
+            return None
+        sub = _Run(h[:orig], self.context)
+        res = sub.resolve(h[orig].content, depth=depth + 1, prefer=chosen[0])
+        if res.ambiguous:
+            return None
+        return res
+
+    def _surface(self, phrase: Phrase) -> str:
+        return surface_form(phrase.text, (t.content for t in self.history))
+
+
+def _replacement(ref: Referent, phrase: Phrase, text: str, message: str) -> str:
+    if (
+        ref.kind == ReferentKind.DEMONSTRATIVE
+        and ref.modifier
+        and stem(ref.modifier) not in phrase.stems
+    ):
+        return f"{ref.text} ({text})"
+    if ref.kind == ReferentKind.OTHER and stem(ref.modifier or "one") not in phrase.stems:
+        return f"{ref.text} ({text})"
+    if ref.kind == ReferentKind.WHICH:
+        return f"which of {text}"
+    out = f"the {text}" if phrase.det and text[:1].islower() else text
+    if ref.kind == ReferentKind.POSSESSIVE or ref.text.lower() == "his":
+        out += "'s"
+    if ref.start == 0 and message[:1].isupper():
+        out = out[:1].upper() + out[1:]
+    return out
+
+
+_SINGULAR = frozenset({"it", "its", "itself", "this", "that"})
+_PLURAL = frozenset({"they", "them", "their", "themselves", "these", "those"})
+
+
+def _agreement(ref: Referent, phrase: Phrase) -> float:
+    """Number agreement, guessed from the last word's plural "s"."""
+    word = ref.text.lower()
+    if word not in _SINGULAR and word not in _PLURAL:
+        return 1.0
+    last = phrase.text.split()[-1].lower() if phrase.text.split() else ""
+    plural = last.endswith("s") and not last.endswith(("ss", "us", "is"))
+    if (word in _PLURAL) != plural:
+        return C.NUMBER_MISMATCH
+    return 1.0
+
+
+def _matching(prefer: str, items: list[Phrase]) -> Phrase | None:
+    want = set(map(stem, content_words(prefer)))
+    for it in items:
+        if set(it.stems) == want:
+            return it
+    return None
+
+
+def _containing(modifier: str, pool: list[Phrase]) -> Phrase | None:
+    s = stem(modifier)
+    for p in pool:
+        if s in p.stems:
+            return p
+    return None

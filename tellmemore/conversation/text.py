@@ -1,0 +1,154 @@
+"""Tokenising helpers shared by decide, gate, binding and the resolvers.
+
+Deliberately tiny and dependency-free: the embedded resolver must stay around a
+millisecond, so there is no tagger here, only word lists and regular expressions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_WORD = re.compile(r"[^\W_](?:[\w'’./+&-]*[^\W_])?")
+"""A word, a code ("ERR-4021", "v6.15.0", "4-hour") or a number; inner punctuation kept."""
+
+MONTHS = frozenset(
+    """
+        january february march april may june july august september october november
+        december jan feb mar apr jun jul aug sep sept oct nov dec
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+FUNCTION_WORDS = frozenset(
+    """
+        a an the and or but nor so yet if then else than as of at by for from in into on
+        onto to up down out off over under with without about above below between
+        through during before after since until till upon within across along around
+        among per via vs versus i me my mine myself we us our ours ourselves you your
+        yours yourself yourselves he him his himself she her hers herself it its itself
+        they them their theirs themselves this that these those here there which who
+        whom whose what when where why how whether am is are was were be been being do
+        does did doing done have has had having can could will would shall should may
+        might must need ought not no yes very too also just only even still really quite
+        rather much many more most some any all each every both either neither few less
+        least lot lots such same own other another one ones s t don doesn didn isn aren
+        wasn weren won wouldn couldn shouldn can't don't doesn't didn't isn't aren't
+        wasn't weren't won't wouldn't couldn't shouldn't i'm i've i'd i'll you're you've
+        you'd you'll we're we've they're they've it's that's what's where's who's how's
+        there's here's let's please thanks thank hi hello hey ok okay well oh yeah sure
+        like tell know want wanted get got give say said explain describe mean means
+        meant something anything everything nothing thing things stuff way kind sort
+        type bit question questions answer answers info information detail details
+        example examples again now also else ever never always often sometimes usually
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Words that carry no subject of their own (stopwords plus conversational filler)."""
+
+COMMON_VERBS = frozenset(
+    """
+        add adds added use uses used using work works worked make makes made making go
+        goes went take takes took taken come comes came see sees saw seen look looks
+        find finds found run runs ran set sets cover covers covered include includes
+        included provide provides provided offer offers offered allow allows allowed
+        support supports supported require requires required apply applies applied help
+        helps helped happen happens happened change changes changed create creates
+        created keep keeps kept let lets put puts call calls called start starts started
+        stop stops stopped become becomes became show shows shown try tries tried pay
+        pays paid cost costs buy buys bought leave leaves left move moves moved play
+        plays played live lives lived believe think thinks thought feel feels seem seems
+        seemed route routes routed mention mentioned contain contains contained enable
+        enables enabled affect affects affected cause causes caused consider considered
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Frequent verbs: phrase breakers for the noun-phrase chunker (no tagger at this speed)."""
+
+
+@dataclass(frozen=True)
+class Token:
+    """One word of a text with its character span, so rewrites can splice the original."""
+
+    text: str
+    start: int
+    end: int
+
+    @property
+    def low(self) -> str:
+        return self.text.lower()
+
+
+def tokenize(text: str) -> list[Token]:
+    """Words, codes and numbers of `text` with their spans (never raises)."""
+    return [Token(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words of `text`, possessive "'s" removed."""
+    return [norm(t.text) for t in tokenize(text)]
+
+
+def norm(word: str) -> str:
+    """Lower case, curly apostrophes straightened, possessive "'s" removed."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    return w
+
+
+def stem(word: str) -> str:
+    """A light plural-stripping stem, enough to match "tiers" with "tier" across turns."""
+    w = norm(word)
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 3 and w.endswith("es") and w[-3] in "sxz":
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and not w.endswith("us"):
+        return w[:-1]
+    return w
+
+
+def is_content(word: str) -> bool:
+    """A word that can name a subject: not a function word, not pure punctuation."""
+    w = norm(word)
+    return bool(w) and w not in FUNCTION_WORDS
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in words(text) if w not in FUNCTION_WORDS]
+
+
+def is_protected(token: str) -> bool:
+    """Codes, numbers, dates and acronyms: kept exactly through any rewrite (seed 002)."""
+    if any(c.isdigit() for c in token):
+        return True
+    letters = [c for c in token if c.isalpha()]
+    if len(letters) >= 2 and all(c.isupper() for c in letters):
+        return True
+    return token[:1].isupper() and token.lower() in MONTHS
+
+
+def protected_tokens(text: str) -> list[str]:
+    """The tokens of `text` that a rewrite must keep verbatim."""
+    return [t.text for t in tokenize(text) if is_protected(t.text)]
+
+
+def missing_protected(message: str, query: str) -> list[str]:
+    """Protected tokens of `message` absent from `query` (exact, case-sensitive)."""
+    have = {t.text for t in tokenize(query)}
+    return [t for t in protected_tokens(message) if t not in have]
+
+
+def surface_form(phrase: str, texts: Iterable[str]) -> str:
+    """The best-cased occurrence of `phrase` in `texts` ("cloud connect" -> "Cloud Connect").
+
+    Users type lower case; the assistant's answer or the documents usually carry the
+    proper casing, which reads better in "Searching for: ..." and matches nothing worse.
+    """
+    pattern = re.compile(r"\b" + re.escape(phrase) + r"\b", re.IGNORECASE)
+    best, best_upper = phrase, sum(c.isupper() for c in phrase)
+    for text in texts:
+        for m in pattern.finditer(text):
+            upper = sum(c.isupper() for c in m.group(0))
+            if upper > best_upper:
+                best, best_upper = m.group(0), upper
+    return best

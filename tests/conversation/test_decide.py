@@ -1,0 +1,59 @@
+"""decide: narrow no-retrieval rules (seed 001's expected table), retrieve by default."""
+
+from __future__ import annotations
+
+import pytest
+
+from tellmemore.conversation.decide import decide
+from tellmemore.types import Decision
+
+from .histories import A, U
+
+PRIOR = [U("How do refunds work?"), A("Refunds are paid within 14 days to the original card.")]
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("hello", Decision.SMALL_TALK),
+        ("hi!", Decision.SMALL_TALK),
+        ("Thanks a lot!", Decision.SMALL_TALK),
+        ("ok thanks", Decision.SMALL_TALK),
+        ("thank you so much", Decision.SMALL_TALK),
+        ("bye", Decision.SMALL_TALK),
+        ("Can you make that shorter?", Decision.ABOUT_LAST_ANSWER),
+        ("rephrase that", Decision.ABOUT_LAST_ANSWER),
+        ("summarise your answer", Decision.ABOUT_LAST_ANSWER),
+        ("in bullet points please", Decision.ABOUT_LAST_ANSWER),
+        ("hi, how do I reset my password?", Decision.RETRIEVE),
+        ("What does the monthly pass cost?", Decision.RETRIEVE),
+        ("Can you make the refund rule shorter?", Decision.RETRIEVE),
+        ("thanks, what about the other one?", Decision.RETRIEVE),
+        ("tell me more", Decision.RETRIEVE),
+        ("and on holidays?", Decision.RETRIEVE),
+        ("", Decision.RETRIEVE),
+        ("???", Decision.RETRIEVE),
+    ],
+)
+def test_decide_table(message: str, expected: Decision) -> None:
+    assert decide(message, PRIOR).decision is expected
+
+
+def test_edit_request_without_a_previous_answer_retrieves() -> None:
+    assert decide("Can you make that shorter?", []).decision is Decision.RETRIEVE
+    assert decide("Can you make that shorter?", [U("hi")]).decision is Decision.RETRIEVE
+
+
+def test_small_talk_needs_no_history() -> None:
+    result = decide("hello", [])
+    assert result.decision is Decision.SMALL_TALK
+    assert result.reason == "small talk"
+
+
+def test_a_long_edit_request_must_point_at_the_answer() -> None:
+    assert decide("could you please make it a bit shorter", PRIOR).decision is (
+        Decision.ABOUT_LAST_ANSWER
+    )
+    assert decide("could you please give me a summary in plain english", PRIOR).decision is (
+        Decision.RETRIEVE
+    )

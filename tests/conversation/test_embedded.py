@@ -1,0 +1,164 @@
+"""The embedded resolver on issue 3's probes: seed 003's Cloud Connect case, a topic switch,
+seed 001's follow-ups, ordinals, the clarification chain, codes and dates."""
+
+from __future__ import annotations
+
+import pytest
+
+from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
+from tellmemore.types import Resolution, Turn
+
+from .histories import (
+    CLOUD_CONNECT,
+    CLOUD_CONNECT_CHOSEN,
+    CLOUD_CONNECT_LONG,
+    FLAT_TYRE,
+    LATE_RETURNS,
+    MONTHLY_PASS,
+    PLANS_LIST,
+    SHOPS,
+    A,
+    U,
+    corpus_stats,
+)
+
+
+def resolve(message: str, history: list[Turn], *, stats: bool = True) -> Resolution:
+    ctx = ResolveContext(term_stats=corpus_stats() if stats else None)
+    res = EmbeddedResolver().resolve(message, history, ctx)
+    assert res.resolver == "embedded"
+    assert not res.model_called
+    assert res.degraded is None
+    return res
+
+
+@pytest.mark.parametrize("stats", [True, False])
+def test_that_one_binds_the_tier_the_user_named(stats: bool) -> None:
+    res = resolve("does that one cover weekends?", CLOUD_CONNECT_CHOSEN, stats=stats)
+    assert not res.ambiguous
+    assert res.bindings["that one"] == "Enterprise escalation"
+    q = res.query.lower()
+    assert "enterprise escalation" in q and "cloud connect" in q and "weekends" in q
+    assert "standard" not in q
+
+
+@pytest.mark.parametrize("stats", [True, False])
+def test_that_one_between_two_equal_tiers_asks(stats: bool) -> None:
+    res = resolve("does that one cover weekends?", CLOUD_CONNECT, stats=stats)
+    assert res.ambiguous
+    assert res.clarification == "Do you mean Standard or Enterprise escalation?"
+    assert res.candidates == ("Standard escalation", "Enterprise escalation")
+    assert res.bindings == {}
+
+
+def test_the_message_naming_one_alternative_binds_it() -> None:
+    res = resolve("does the enterprise one cover weekends?", CLOUD_CONNECT)
+    assert not res.ambiguous
+    assert res.bindings["the enterprise one"] == "Enterprise escalation"
+    assert res.query.lower() == "does enterprise escalation on cloud connect cover weekends?"
+
+
+def test_the_reply_to_a_clarification_resolves_the_original_question() -> None:
+    asked = resolve("does that one cover weekends?", CLOUD_CONNECT)
+    history = [*CLOUD_CONNECT, U("does that one cover weekends?"), A(asked.clarification or "")]
+    res = resolve("enterprise", history)
+    assert not res.ambiguous
+    assert res.bindings["that one"] == "Enterprise escalation"
+    assert "weekends" in res.query and "enterprise escalation" in res.query.lower()
+    other = resolve("the standard one please", history)
+    assert other.bindings["that one"] == "Standard escalation"
+
+
+def test_which_one_binds_both_alternatives() -> None:
+    res = resolve("which one is faster?", CLOUD_CONNECT)
+    assert not res.ambiguous
+    assert "Standard escalation" in res.query and "Enterprise escalation" in res.query
+
+
+@pytest.mark.parametrize("stats", [True, False])
+def test_topic_switch_carries_nothing(stats: bool) -> None:
+    message = "what's the SLA on status page incidents?"
+    res = resolve(message, CLOUD_CONNECT_LONG, stats=stats)
+    assert res.query == message
+    assert res.bindings == {}
+
+
+@pytest.mark.parametrize(
+    ("history", "message", "subject"),
+    [
+        (SHOPS, "and on holidays?", "shops close on holidays"),
+        (MONTHLY_PASS, "How much is it?", "monthly pass"),
+        (FLAT_TYRE, "Do I pay for the other one?", "flat tyre"),
+        (MONTHLY_PASS, "Does it include e-bikes?", "monthly pass"),
+        (CLOUD_CONNECT_CHOSEN, "tell me more", "enterprise"),
+    ],
+)
+@pytest.mark.parametrize("stats", [True, False])
+def test_seed_001_follow_ups_name_their_subject(
+    history: list[Turn], message: str, subject: str, stats: bool
+) -> None:
+    res = resolve(message, history, stats=stats)
+    assert subject in res.query.lower(), res
+    assert res.bindings
+    assert not res.unbound_referent
+
+
+def test_and_on_holidays_replaces_the_old_qualifier() -> None:
+    res = resolve("and on holidays?", SHOPS)
+    assert res.query == "What time do shops close on holidays?"
+
+
+def test_the_second_one_is_the_second_list_item() -> None:
+    res = resolve("how much is the second one?", PLANS_LIST)
+    assert res.bindings["the second one"] == "Monthly pass"
+    assert res.query.startswith("how much is Monthly pass")
+    last = resolve("and the last option?", PLANS_LIST)
+    assert "Annual membership" in last.query
+
+
+def test_the_second_one_of_a_two_clause_answer() -> None:
+    res = resolve("What about the second one?", LATE_RETURNS)
+    assert res.bindings["the second one"] == "damage"
+    assert "damage" in res.query
+
+
+def test_same_question_for_a_new_subject() -> None:
+    history = [U("what's the latency in Amsterdam?"), A("About 4 ms in Amsterdam.")]
+    res = resolve("same question for Frankfurt", history)
+    assert res.query == "what's the latency in Frankfurt?"
+
+
+def test_an_unbound_referent_searches_the_raw_message_and_says_so() -> None:
+    history = [U("hi"), A("Hello! How can I help?")]
+    res = resolve("what is the second one?", history)
+    assert res.query == "what is the second one?"
+    assert res.unbound_referent
+    assert res.bindings == {}
+
+
+def test_codes_and_dates_survive_exactly() -> None:
+    history = [U("Is flood damage covered in postcode 1011?"), A("Yes, in 1011 it is covered.")]
+    res = resolve("What about 1012 in May 2026?", history)
+    for token in ("1012", "May", "2026"):
+        assert token in res.query
+    history = [U("What does error ERR-4021 mean on Cloud Connect v6.15.0?"), A("A quota error.")]
+    res = resolve("how do I fix it before 2026-12-01?", history)
+    assert "2026-12-01" in res.query
+    assert res.bindings["it"] in ("error ERR-4021", "Cloud Connect v6.15.0")
+
+
+def test_no_history_is_the_raw_message() -> None:
+    res = resolve("does that one cover weekends?", [])
+    assert res.query == "does that one cover weekends?"
+    assert not res.unbound_referent
+
+
+def test_person_pronoun_binds_a_name() -> None:
+    history = [U("Tell me about Doctor Strange"), A("Doctor Strange's powers come from mystics.")]
+    res = resolve("did he always have powers?", history)
+    assert res.query == "did Doctor Strange always have powers?"
+
+
+def test_latency_is_about_a_millisecond() -> None:
+    res = resolve("does that one cover weekends?", CLOUD_CONNECT_CHOSEN)
+    assert 0 < res.latency_ms < 50  # generous bound for a loaded CI box; bench/ measures p50
