@@ -127,6 +127,7 @@ class TurnRunner:
                 standalone_query=resolution.query,
                 bindings=dict(resolution.bindings),
                 clarification=resolution.clarification,
+                clarification_options=tuple(resolution.candidates),
                 model="rules",
                 latency_ms=LatencyMs(total=_ms(t_start), resolve=resolve_ms),
                 session_id=req.session_id,
@@ -302,6 +303,7 @@ class TurnRunner:
             answer=answer,
             degraded=tuple(req.degraded),
             parent_trace_id=req.parent_trace_id,
+            tenant=req.tenant,
         )
         self.store.record_turn(trace, tenant=req.tenant)
         return DoneEvent(answer)

@@ -227,6 +227,8 @@ class Answer:
     latency_ms: LatencyMs = field(default_factory=LatencyMs)
     session_id: str | None = None
     api_version: str = API_VERSION
+    clarification_options: tuple[str, ...] = ()
+    """The alternatives a clarifying question offers, so a UI can show them as buttons."""
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)
@@ -246,6 +248,8 @@ class Trace:
     answer: Answer
     degraded: tuple[str, ...] = ()
     parent_trace_id: str | None = None
+    tenant: str = ""
+    """The tenant the turn searched in: the service shows a trace only to its tenant."""
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)

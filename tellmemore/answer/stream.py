@@ -31,6 +31,7 @@ class ResolutionEvent:
             "bindings": dict(res.bindings) if res else {},
             "ambiguous": res.ambiguous if res else False,
             "clarification": res.clarification if res else None,
+            "clarification_options": list(res.candidates) if res and res.ambiguous else [],
             "resolver": res.resolver if res else None,
         }
 
