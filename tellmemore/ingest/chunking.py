@@ -343,36 +343,49 @@ def make_header(title: str, path: Sequence[str], max_tokens: int, count: CountTo
     return header
 
 
-def _pack(pieces: list[tuple[str, int]], budget: int, joiner: str = "\n\n") -> list[str]:
-    """Greedy packing of (text, tokens) pieces into bodies of at most ~`budget` tokens."""
-    bodies: list[str] = []
-    current: list[str] = []
+Piece = tuple[str, int, str]
+"""(text, tokens, block kind) of a block or of a part of an over-long block."""
+
+
+def _pack(pieces: list[Piece], budget: int) -> list[list[Piece]]:
+    """Greedy packing of consecutive pieces into groups of at most ~`budget` tokens."""
+    groups: list[list[Piece]] = []
+    current: list[Piece] = []
     used = 0
-    for text, n in pieces:
+    for piece in pieces:
+        n = piece[1]
         if current and used + n + 1 > budget:
-            bodies.append(joiner.join(current))
+            groups.append(current)
             current, used = [], 0
-        current.append(text)
+        current.append(piece)
         used += n + (1 if len(current) > 1 else 0)
     if current:
-        bodies.append(joiner.join(current))
-    return bodies
+        groups.append(current)
+    return groups
 
 
-def _fit(body: str, header: str, max_tokens: int, count: CountTokens) -> list[str]:
-    """Bodies that fit with the header, measured for real (tokenizers are not always additive)."""
-    text = f"{header}\n\n{body}"
-    over = count(text) - max_tokens
+def _fit(group: list[Piece], header: str, max_tokens: int, count: CountTokens) -> list[str]:
+    """Bodies that fit with the header, measured for real: tokenizers are not always additive,
+    so a packed group that overshoots is halved, and a single piece is cut smaller."""
+    body = "\n\n".join(text for text, _, _ in group)
+    over = count(f"{header}\n\n{body}") - max_tokens
     if over <= 0:
         return [body]
-    budget = max(1, max_tokens - count(header) - 2 - over)
-    pieces = split_text(Block("para", body), budget, count)
-    if len(pieces) <= 1:
-        pieces = _split_words(body, budget, count)
-    out: list[str] = []
-    for piece in pieces:
-        out.extend(_fit(piece, header, max_tokens, count) if piece != body else [piece])
-    return out
+    if len(group) > 1:
+        mid = len(group) // 2
+        return _fit(group[:mid], header, max_tokens, count) + _fit(
+            group[mid:], header, max_tokens, count
+        )
+    text, n, kind = group[0]
+    budget = max(1, n - over)
+    parts = split_text(Block(kind, text), budget, count)
+    if len(parts) <= 1:
+        parts = _split_words(text, budget, count)
+    if len(parts) <= 1:
+        return parts  # one character per piece already; nothing smaller exists
+    return [
+        fitted for p in parts for fitted in _fit([(p, count(p), kind)], header, max_tokens, count)
+    ]
 
 
 def chunk_document(
@@ -396,17 +409,20 @@ def chunk_document(
     for section in parse_sections(doc.text, title):
         header = make_header(title, section.path, max_tokens // 2, count_tokens)
         budget = max_tokens - count_tokens(header) - 2
-        pieces: list[tuple[str, int]] = []
+        pieces: list[Piece] = []
         for block in section.blocks:
             n = count_tokens(block.text)
             if n <= budget:
-                pieces.append((block.text, n))
+                pieces.append((block.text, n, block.kind))
             else:
-                pieces.extend((p, count_tokens(p)) for p in split_text(block, budget, count_tokens))
+                pieces.extend(
+                    (p, count_tokens(p), block.kind)
+                    for p in split_text(block, budget, count_tokens)
+                )
         bodies = [
             fitted
-            for body in _pack(pieces, budget)
-            for fitted in _fit(body, header, max_tokens, count_tokens)
+            for group in _pack(pieces, budget)
+            for fitted in _fit(group, header, max_tokens, count_tokens)
         ]
         for body in bodies:
             ordinal = ordinals.get(section.path, 0)

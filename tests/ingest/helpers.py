@@ -1,0 +1,77 @@
+"""Shared helpers of the ingestion tests: a project (real SQLite index + state.db) and snapshots."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tellmemore.index.base import Embedder
+from tellmemore.index.sqlite import SQLiteIndex
+from tellmemore.ingest import sample_corpus_path
+from tellmemore.ingest.pipeline import ingest
+from tellmemore.state.db import StateDB
+from tellmemore.testing.fakes import FakeEmbedder
+from tellmemore.types import IngestReport
+
+
+@dataclass
+class Project:
+    """index.db + state.db in one folder, reopened on demand (as the CLI does per run)."""
+
+    root: Path
+    embedder: Embedder = field(default_factory=FakeEmbedder)
+    chunk_tokens: int = 96
+
+    def run(self, *sources: str | Path, **kwargs: Any) -> IngestReport:
+        index = SQLiteIndex(self.root / "index.db", dimension=self.embedder.dimension)
+        state = StateDB(self.root / "state.db")
+        try:
+            return ingest(
+                list(sources),
+                index=index,
+                embedder=self.embedder,
+                state=state,
+                chunk_tokens=kwargs.pop("chunk_tokens", self.chunk_tokens),
+                **kwargs,
+            )
+        finally:
+            index.close()
+            state.close()
+
+    def snapshot(self) -> dict[str, tuple[str, str, str, bytes]]:
+        """Every stored chunk: id -> (doc id, tenant, content hash, vector bytes)."""
+        return snapshot(self.root / "index.db")
+
+    def state_rows(self, sql: str) -> list[sqlite3.Row]:
+        conn = sqlite3.connect(self.root / "state.db")
+        conn.row_factory = sqlite3.Row
+        try:
+            return conn.execute(sql).fetchall()
+        finally:
+            conn.close()
+
+    def document_chunk_ids(self) -> set[str]:
+        ids: set[str] = set()
+        for row in self.state_rows("SELECT chunk_ids FROM documents"):
+            ids.update(json.loads(row["chunk_ids"]))
+        return ids
+
+
+def snapshot(index_path: Path) -> dict[str, tuple[str, str, str, bytes]]:
+    conn = sqlite3.connect(index_path)
+    try:
+        rows = conn.execute(
+            "SELECT id, doc_id, tenant, content_hash, vector FROM chunks"
+        ).fetchall()
+    finally:
+        conn.close()
+    return {r[0]: (r[1], r[2], r[3], bytes(r[4])) for r in rows}
+
+
+def copy_sample(dest: Path) -> Path:
+    shutil.copytree(sample_corpus_path(), dest)
+    return dest

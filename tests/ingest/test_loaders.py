@@ -1,0 +1,245 @@
+"""Loaders: every format, front matter, and every kind of bad input reported, never a crash."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tellmemore.errors import LoaderError
+from tellmemore.ingest import sample_corpus_path
+from tellmemore.ingest.loaders import load_file, load_path, load_sources, supported_extensions
+
+from .pdfgen import make_pdf
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "ingest"
+
+
+def write(path: Path, content: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return path
+
+
+def test_markdown_front_matter_sets_title_version_url_and_keeps_other_keys(tmp_path: Path) -> None:
+    p = write(
+        tmp_path / "a.md",
+        '---\ntitle: "Escalation"\nversion: 2026.1\nurl: https://x.test/e\nowner: ops\n---\n'
+        "# Something else\n\nBody.\n",
+    )
+    [doc] = load_path(p)
+    assert (doc.title, doc.version, doc.url) == ("Escalation", "2026.1", "https://x.test/e")
+    assert doc.metadata == {"owner": "ops"}
+    assert doc.text.startswith("# Something else")
+    assert doc.format == "markdown"
+    assert doc.doc_id == "a.md"
+
+
+def test_title_falls_back_to_first_h1_outside_code_then_to_stem(tmp_path: Path) -> None:
+    p = write(tmp_path / "guide.md", "```\n# not a title\n```\n\n# Real title\n\ntext\n")
+    assert load_path(p)[0].title == "Real title"
+    p2 = write(tmp_path / "release-notes.txt", "just some text\n")
+    [doc] = load_path(p2)
+    assert (doc.title, doc.format) == ("release-notes", "text")
+
+
+def test_doc_ids_are_posix_paths_relative_to_the_root(tmp_path: Path) -> None:
+    write(tmp_path / "docs" / "sub" / "b.md", "# B\n\nb\n")
+    write(tmp_path / "docs" / "a.md", "# A\n\na\n")
+    write(tmp_path / "docs" / ".hidden.md", "# H\n\nh\n")
+    write(tmp_path / "docs" / ".git" / "c.md", "# C\n\nc\n")
+    result = load_sources([tmp_path / "docs"])
+    assert [d.doc_id for d in result.documents] == ["a.md", "sub/b.md"]
+    assert result.skipped == ()
+    assert all(Path(d.source).is_absolute() for d in result.documents)
+
+
+def test_html_drops_chrome_and_keeps_headings_lists_and_tables() -> None:
+    [doc] = load_path(sample_corpus_path() / "cloud-connect" / "billing-faq.html")
+    assert doc.title == "Cloud Connect billing FAQ"
+    assert doc.version == "2026.1"
+    assert doc.url == "https://docs.asterlabs.example/cloud-connect/billing-faq"
+    text = doc.text
+    for gone in ("analytics", "console.log", "Docs home", "font-family", "All rights reserved"):
+        assert gone not in text
+    assert "## Which payment methods are accepted?" in text
+    assert "- SEPA direct debit, for accounts with an EU billing address" in text
+    assert "| Germany | 19% VAT | USt. |" in text
+    assert "| --- | --- | --- |" in text
+    # Source line breaks inside a paragraph are not paragraph breaks.
+    assert "most often. For anything else, write to" in text
+
+
+def test_html_ordered_and_nested_lists(tmp_path: Path) -> None:
+    p = write(
+        tmp_path / "steps.html",
+        "<h2>Steps</h2><ol><li>First<ul><li>detail</li></ul></li><li>Second</li></ol>"
+        "<p>line one<br>line two</p>",
+    )
+    [doc] = load_path(p)
+    assert "1. First\n  - detail\n2. Second" in doc.text
+    assert "line one\nline two" in doc.text
+    assert doc.title == "steps"
+
+
+def test_pdf_text_and_title(tmp_path: Path) -> None:
+    p = write(tmp_path / "card.pdf", make_pdf([["Helmets are free."], ["Page two."]], title="Card"))
+    [doc] = load_path(p)
+    assert doc.title == "Card"
+    assert "Helmets are free." in doc.text and "Page two." in doc.text
+    assert doc.metadata == {"pages": 2}
+
+
+def test_sample_pdf_loads() -> None:
+    [doc] = load_path(sample_corpus_path() / "cloud-connect" / "supported-routers.pdf")
+    assert doc.title == "Cloud Connect supported routers"
+    assert "Norrland NR-500: firmware 7.2 or later." in doc.text
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"%PDF-1.4\n1 0 obj << /Type /Catalog >> garbage garbage",
+        make_pdf([["x"]])[:120],
+    ],
+)
+def test_broken_pdf_is_a_loader_error(tmp_path: Path, content: bytes) -> None:
+    p = write(tmp_path / "broken.pdf", content)
+    with pytest.raises(LoaderError, match="cannot read PDF"):
+        load_path(p)
+
+
+def test_not_a_pdf_and_encrypted_pdf(tmp_path: Path) -> None:
+    with pytest.raises(LoaderError, match="cannot read PDF: no %PDF header"):
+        load_path(write(tmp_path / "fake.pdf", b"hello, I am text"))
+    pypdf = pytest.importorskip("pypdf")
+    writer = pypdf.PdfWriter(
+        clone_from=pypdf.PdfReader(write(tmp_path / "o.pdf", make_pdf([["x"]])))
+    )
+    writer.encrypt(user_password="secret", algorithm="RC4-128")
+    with (tmp_path / "locked.pdf").open("wb") as fh:
+        writer.write(fh)
+    with pytest.raises(LoaderError, match="cannot read PDF: encrypted"):
+        load_path(tmp_path / "locked.pdf")
+
+
+def test_pdf_without_text_layer(tmp_path: Path) -> None:
+    with pytest.raises(LoaderError, match="no text layer"):
+        load_path(write(tmp_path / "scan.pdf", make_pdf([[]])))
+
+
+def test_jsonl_bad_lines_are_reported_with_file_and_line_and_the_rest_loads() -> None:
+    result = load_file(DATA / "records.jsonl")
+    assert [d.doc_id for d in result.documents] == ["faq-1", "faq-2", "4", "faq-1"]
+    first = result.documents[0]
+    assert (first.title, first.url, first.version) == ("Refunds", "https://example.test/faq-1", "3")
+    assert first.metadata == {"acl": ["staff"]}
+    assert result.documents[2].title == "4"
+    where = {s.path.rsplit(":", 1)[1]: s.reason for s in result.skipped}
+    assert set(where) == {"3", "5", "6"}
+    assert "invalid JSON" in where["3"]
+    assert "expected a JSON object" in where["5"]
+    assert "missing or empty 'text'" in where["6"]
+    # Duplicate ids are caught when loading sources (first one wins).
+    dup = load_sources([DATA / "records.jsonl"])
+    assert [d.doc_id for d in dup.documents] == ["faq-1", "faq-2", "4"]
+    assert any("duplicate document id 'faq-1'" in s.reason for s in dup.skipped)
+
+
+def test_jsonl_record_size_limit(tmp_path: Path) -> None:
+    p = write(
+        tmp_path / "r.jsonl",
+        '{"id": "a", "text": "short"}\n{"id": "b", "text": "' + "x" * 500 + '"}\n',
+    )
+    result = load_file(p, max_bytes=200)
+    assert [d.doc_id for d in result.documents] == ["a"]
+    assert "record too large" in result.skipped[0].reason
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "reason"),
+    [
+        ("empty.md", b"", "empty file"),
+        ("blank.txt", b"\n  \n\t\n", "empty file"),
+        ("only-front-matter.md", b"---\ntitle: x\n---\n\n", "no text after the front matter"),
+        ("binary.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary file"),
+        ("latin1.txt", "caf\xe9 cr\xe8me br\xfbl\xe9e".encode("latin-1") * 3, "not UTF-8 text"),
+        ("image.png", b"\x89PNG", "unsupported file type .png"),
+        ("empty.jsonl", b"\n\n", "empty file"),
+        ("empty.html", b"<html><body><script>x()</script></body></html>", "no text"),
+    ],
+)
+def test_bad_files_raise_loader_errors_with_reasons(
+    tmp_path: Path, name: str, content: bytes, reason: str
+) -> None:
+    p = write(tmp_path / name, content)
+    with pytest.raises(LoaderError, match=reason) as info:
+        load_path(p)
+    assert info.value.path == p.as_posix()
+
+
+def test_invalid_utf8_is_replaced_and_flagged_when_rare(tmp_path: Path) -> None:
+    body = "# Caf\xe9 menu\n\n".encode("latin-1") + b"Plain ASCII text follows. " * 20
+    [doc] = load_path(write(tmp_path / "menu.md", body))
+    assert doc.metadata["encoding_errors"] == 1
+    assert doc.title == "Caf\ufffd menu"
+
+
+def test_utf8_bom_is_not_content(tmp_path: Path) -> None:
+    [doc] = load_path(write(tmp_path / "bom.md", "\ufeff---\ntitle: T\n---\nbody\n"))
+    assert doc.title == "T"
+    assert "encoding_errors" not in doc.metadata
+
+
+def test_huge_file_is_skipped_with_the_limit_in_the_reason(tmp_path: Path) -> None:
+    p = write(tmp_path / "big.md", "word " * 1000)
+    with pytest.raises(LoaderError, match=r"file too large: 5,000 bytes > limit 1,000 bytes"):
+        load_path(p, max_bytes=1000)
+
+
+def test_unreadable_files(tmp_path: Path) -> None:
+    (tmp_path / "dangling.md").symlink_to(tmp_path / "nowhere.md")
+    with pytest.raises(LoaderError, match="does not exist"):
+        load_path(tmp_path / "dangling.md")
+    (tmp_path / "folder.md").mkdir()
+    with pytest.raises(LoaderError, match="is a directory"):
+        load_path(tmp_path / "folder.md")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")
+def test_permission_denied(tmp_path: Path) -> None:
+    p = write(tmp_path / "secret.md", "# S\n\ns\n")
+    p.chmod(0)
+    with pytest.raises(LoaderError, match="permission denied"):
+        load_path(p)
+
+
+def test_load_sources_reports_every_bad_file_and_loads_the_rest(tmp_path: Path) -> None:
+    write(tmp_path / "ok.md", "# OK\n\nfine\n")
+    write(tmp_path / "empty.md", b"")
+    write(tmp_path / "bin.txt", b"\x00\x01\x02")
+    write(tmp_path / "pic.jpg", b"\xff\xd8")
+    write(tmp_path / "broken.pdf", b"%PDF-1.7 nothing else")
+    result = load_sources([tmp_path, tmp_path / "missing-folder"])
+    assert [d.doc_id for d in result.documents] == ["ok.md"]
+    reasons = {Path(s.path).name: s.reason for s in result.skipped}
+    assert set(reasons) == {"empty.md", "bin.txt", "pic.jpg", "broken.pdf", "missing-folder"}
+
+
+def test_sample_corpus_loads_cleanly() -> None:
+    result = load_sources([sample_corpus_path()])
+    assert result.skipped == ()
+    formats = sorted(d.format for d in result.documents)
+    assert formats.count("markdown") >= 8 and "html" in formats and "pdf" in formats
+    for doc in result.documents:
+        assert doc.title and doc.text.strip()
+        if doc.format == "markdown":
+            assert doc.version and doc.url.startswith("https://"), doc.doc_id
+
+
+def test_registry_lists_the_supported_extensions() -> None:
+    assert {".md", ".txt", ".html", ".pdf", ".jsonl"} <= set(supported_extensions())
