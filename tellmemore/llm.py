@@ -1,0 +1,273 @@
+"""One client for every OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp server).
+
+Wraps the `openai` SDK (an optional dependency: `pip install 'tellmemore[llm]'`),
+with the SDK's own retries off and a bounded policy of ours instead, so that a
+call never outlives `deadline_s`:
+
+- 429: wait the server's Retry-After when it is at most `max_retry_after_s` (and
+  fits the deadline), else fail at once with kind "rate_limit";
+- 5xx and connection errors: short exponential backoff, at most `max_retries` times;
+- timeout: not retried (a slow server stays slow), kind "timeout".
+
+Every failure is an `LLMError` with a `kind` (timeout, rate_limit, server,
+connection, client, malformed, stream_cut, empty), so callers degrade instead of
+crashing:
+
+    client = LLMClient(LLMSettings(base_url="http://localhost:11434/v1", model="qwen2.5"))
+    text = client.complete_text([{"role": "user", "content": "Say hi"}])
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import re
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import pydantic
+
+from tellmemore.config import LLMSettings
+from tellmemore.errors import LLMError, MissingDependencyError
+
+if TYPE_CHECKING:
+    import openai
+
+logger = logging.getLogger(__name__)
+
+Message = Mapping[str, str]
+M = TypeVar("M", bound=pydantic.BaseModel)
+T = TypeVar("T")
+
+BACKOFF_BASE_S = 0.2
+"""First wait after a 5xx; doubles per attempt."""
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+def _openai() -> Any:
+    try:
+        import openai
+    except ImportError:
+        raise MissingDependencyError("openai", "llm") from None
+    return openai
+
+
+class LLMClient:
+    """An OpenAI-compatible chat endpoint with bounded retries and typed failures."""
+
+    def __init__(self, settings: LLMSettings) -> None:
+        if not settings.base_url:
+            raise LLMError(
+                "no LLM endpoint configured (llm.base_url is empty); set "
+                "TELLMEMORE_LLM__BASE_URL, e.g. http://localhost:11434/v1",
+                kind="config",
+            )
+        self.settings = settings
+        self.model = settings.model
+        self._sdk = _openai()
+        self._client: openai.OpenAI = self._sdk.OpenAI(
+            base_url=settings.base_url,
+            api_key=settings.api_key or "not-needed",
+            timeout=settings.timeout_s,
+            max_retries=0,
+        )
+        self._json_schema_ok = True
+        """Cleared when the server rejects `response_format=json_schema` (llama.cpp, old vLLM)."""
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> LLMClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- public calls ------------------------------------------------------------------
+
+    def complete_text(self, messages: Sequence[Message]) -> str:
+        """The assistant's reply as text; LLMError(kind="empty") when there is none."""
+        resp = self._with_retries(lambda timeout: self._create(messages, timeout=timeout))
+        return _content(resp)
+
+    def complete_json(self, messages: Sequence[Message], schema: type[M]) -> M:
+        """A reply validated against `schema`; LLMError(kind="malformed") when it is not."""
+        fmt: dict[str, Any]
+        if self._json_schema_ok:
+            fmt = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": schema.__name__,
+                    "schema": schema.model_json_schema(),
+                    "strict": False,
+                },
+            }
+        else:
+            fmt = {"type": "json_object"}
+        try:
+            resp = self._with_retries(
+                lambda timeout: self._create(messages, timeout=timeout, response_format=fmt)
+            )
+        except LLMError as exc:
+            if exc.kind != "client" or not self._json_schema_ok:
+                raise
+            logger.info("endpoint rejected json_schema output (%s); using json_object", exc)
+            self._json_schema_ok = False
+            return self.complete_json(messages, schema)
+        return parse_json(_content(resp), schema)
+
+    def stream_text(self, messages: Sequence[Message]) -> Iterator[str]:
+        """The reply in pieces as they arrive; a stream that ends without a finish reason
+        raises LLMError(kind="stream_cut") after the pieces already yielded."""
+        stream = self._with_retries(
+            lambda timeout: self._create(messages, timeout=timeout, stream=True)
+        )
+        finished = False
+        got_any = False
+        try:
+            for chunk in stream:
+                for choice in chunk.choices:
+                    piece = choice.delta.content if choice.delta else None
+                    if piece:
+                        got_any = True
+                        yield piece
+                    if choice.finish_reason:
+                        finished = True
+        except self._sdk.APITimeoutError:
+            raise LLMError(
+                f"stream from {self.settings.base_url} stalled past {self.settings.timeout_s}s",
+                kind="timeout",
+            ) from None
+        except Exception as exc:
+            raise LLMError(
+                f"stream from {self.settings.base_url} was cut: {exc}", kind="stream_cut"
+            ) from exc
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+        if not finished:
+            raise LLMError(
+                f"stream from {self.settings.base_url} ended without a finish reason",
+                kind="stream_cut",
+            )
+        if not got_any:
+            raise LLMError(f"{self.settings.base_url} streamed an empty reply", kind="empty")
+
+    # --- plumbing ----------------------------------------------------------------------
+
+    def _create(self, messages: Sequence[Message], *, timeout: float, **extra: Any) -> Any:
+        return self._client.chat.completions.create(
+            model=self.model,
+            messages=[dict(m) for m in messages],  # type: ignore[misc]
+            temperature=self.settings.temperature,
+            timeout=timeout,
+            **extra,
+        )
+
+    def _with_retries(self, call: Callable[[float], T]) -> T:
+        s = self.settings
+        sdk = self._sdk
+        deadline = time.monotonic() + s.deadline_s
+        attempt = 0
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise LLMError(
+                    f"LLM call to {s.base_url} exceeded its deadline of {s.deadline_s}s",
+                    kind="timeout",
+                )
+            try:
+                return call(min(s.timeout_s, remaining))
+            except sdk.APITimeoutError:
+                raise LLMError(
+                    f"LLM call to {s.base_url} timed out after {min(s.timeout_s, remaining):.1f}s "
+                    "(llm.timeout_s)",
+                    kind="timeout",
+                ) from None
+            except sdk.RateLimitError as exc:
+                wait = retry_after_seconds(exc.response.headers)
+                fits = wait is not None and wait <= s.max_retry_after_s
+                if not fits or attempt >= s.max_retries or wait is None:
+                    raise LLMError(
+                        f"rate limited by {s.base_url} (Retry-After: {wait}); "
+                        f"waits above {s.max_retry_after_s}s (llm.max_retry_after_s) fail fast",
+                        kind="rate_limit",
+                    ) from None
+                if time.monotonic() + wait >= deadline:
+                    raise LLMError(
+                        f"rate limited by {s.base_url}; Retry-After {wait}s passes the "
+                        f"deadline of {s.deadline_s}s",
+                        kind="rate_limit",
+                    ) from None
+                time.sleep(wait)
+            except (sdk.InternalServerError, sdk.APIConnectionError) as exc:
+                kind = "server" if isinstance(exc, sdk.APIStatusError) else "connection"
+                if attempt >= s.max_retries:
+                    raise LLMError(
+                        f"LLM endpoint {s.base_url} failed after {attempt + 1} attempts: {exc}",
+                        kind=kind,
+                    ) from None
+                backoff = BACKOFF_BASE_S * 2**attempt
+                time.sleep(max(0.0, min(backoff, deadline - time.monotonic())))
+            except sdk.APIStatusError as exc:
+                raise LLMError(
+                    f"LLM endpoint {s.base_url} refused the request "
+                    f"(HTTP {exc.status_code}): {exc.message}",
+                    kind="server" if exc.status_code >= 500 else "client",
+                ) from None
+            attempt += 1
+
+
+def _content(resp: Any) -> str:
+    try:
+        text = resp.choices[0].message.content
+    except (AttributeError, IndexError, TypeError):
+        text = None
+    if not text or not text.strip():
+        raise LLMError("the LLM returned an empty reply", kind="empty")
+    return str(text)
+
+
+def parse_json(text: str, schema: type[M]) -> M:
+    """Validate a JSON reply (code fences tolerated) against `schema`."""
+    m = _FENCE.match(text)
+    raw = m.group(1) if m else text
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise LLMError(
+            f"the LLM reply is not valid JSON ({exc.msg} at {exc.pos}): {text[:200]!r}",
+            kind="malformed",
+        ) from None
+    try:
+        return schema.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise LLMError(
+            f"the LLM reply does not match {schema.__name__}: {exc.errors(include_url=False)[:3]}",
+            kind="malformed",
+        ) from None
+
+
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
+    """Seconds from a Retry-After header (delta seconds or an HTTP date), else None."""
+    value = headers.get("retry-after-ms")
+    if value is not None:
+        try:
+            return max(0.0, float(value) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
