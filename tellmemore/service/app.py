@@ -1,0 +1,107 @@
+"""The HTTP service: `create_app(settings)` builds the FastAPI app; routes only translate.
+
+>>> from tellmemore.config import Settings                     # doctest: +SKIP
+>>> app = create_app(Settings.load(".tellmemore"))             # doctest: +SKIP
+>>> # uvicorn.run(app, host="127.0.0.1", port=8000)
+
+With several uvicorn workers each process builds its own app through the
+factory `tellmemore.service.app:app_from_env` (uvicorn needs an import string
+then); the project directory reaches the workers as `TELLMEMORE_PROJECT_DIR`,
+which `Settings.load()` reads like any other setting.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
+
+from tellmemore.assistant import Assistant
+from tellmemore.config import Settings
+from tellmemore.errors import ConfigError
+from tellmemore.service import errors
+from tellmemore.service.routes import ROUTERS
+from tellmemore.types import API_VERSION
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+def check_service_settings(settings: Settings) -> None:
+    """Every API key must name a tenant: a key with an empty tenant would search them all."""
+    for key, tenant in settings.service.api_keys.items():
+        if not key.strip():
+            raise ConfigError("service.api_keys has an empty key; remove it or give it a value")
+        if not tenant.strip():
+            raise ConfigError(
+                f"service.api_keys: the key ending in {key[-4:]!r} is bound to an empty tenant; "
+                "bind every key to a tenant name (documents are ingested with --tenant NAME)"
+            )
+
+
+def warm_up(assistant: Assistant) -> None:
+    """Open state.db, the index and the model once, before the first request needs them
+    (and before several threads race to build them)."""
+    _ = assistant.runner
+    assistant.embedder.embed_query("warm up")
+
+
+def create_app(
+    settings: Settings, *, assistant: Assistant | None = None, warm: bool = True
+) -> FastAPI:
+    """The app. Pass `assistant` to share one already open (tests, embedding in a program);
+    otherwise the app opens the project of `settings` and closes it on shutdown."""
+    check_service_settings(settings)
+    owned = assistant is None
+    the_assistant = assistant if assistant is not None else Assistant(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if warm:
+            await run_in_threadpool(warm_up, the_assistant)
+        yield
+        if owned:
+            the_assistant.close()
+
+    app = FastAPI(
+        title="tellmemore",
+        version=API_VERSION,
+        summary="Conversational RAG whose retrieval survives follow-up turns.",
+        description="Answers with citations, the query that was searched, and a trace id. "
+        "See docs/service.md for the SSE event format, errors and API keys.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.assistant = the_assistant
+    errors.install(app)
+    for router in ROUTERS:
+        app.include_router(router)
+    if settings.service.cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.service.cors_origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "X-API-Key", "Content-Type"],
+        )
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """Factory for `uvicorn --factory` and multi-worker serving: settings from the
+    environment (`TELLMEMORE_PROJECT_DIR`, `TELLMEMORE_CONFIG`, ...) and tellmemore.toml."""
+    return create_app(Settings.load())

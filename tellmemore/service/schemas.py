@@ -1,0 +1,126 @@
+"""The /v1 request and response bodies (pydantic, at the edge only).
+
+Responses mirror `Answer.to_dict()` of tellmemore/types.py field for field, so
+the OpenAPI document at /docs shows the real shape; routes build them from the
+frozen dataclasses and never from loose dicts.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_REASON_CHARS = 2000
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class HistoryTurn(_Request):
+    role: Literal["user", "assistant"]
+    content: str
+
+
+class ChatRequest(_Request):
+    """One user message. Give `session_id` to continue a stored conversation, or `history`
+    if your client keeps the conversation itself; with neither a new session starts."""
+
+    message: str = Field(description="What the user typed.")
+    session_id: str | None = Field(default=None, description="Continue this session.")
+    history: list[HistoryTurn] | None = Field(
+        default=None, description="Earlier turns, oldest first (stateless use)."
+    )
+    stream: bool = Field(default=False, description="Answer as server-sent events.")
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"message": "what escalation options do we have on cloud connect"},
+                {"message": "does that one cover weekends?", "session_id": "4f0c..."},
+            ]
+        },
+    )
+
+
+class CorrectRequest(_Request):
+    standalone_query: str = Field(description="The query the turn should have searched for.")
+
+
+class FeedbackRequest(_Request):
+    trace_id: str
+    rating: Literal["up", "down"]
+    reason: str | None = Field(default=None, max_length=MAX_REASON_CHARS)
+
+
+class CitationModel(BaseModel):
+    id: str
+    doc: str
+    title: str
+    version: str = ""
+    url: str = ""
+    snippet: str = ""
+    section: list[str] = Field(default_factory=list)
+    score: float = 0.0
+
+
+class LatencyModel(BaseModel):
+    total: float = 0.0
+    resolve: float = 0.0
+    retrieve: float = 0.0
+    answer: float = 0.0
+
+
+class AnswerModel(BaseModel):
+    """The structured answer of one turn."""
+
+    api_version: str
+    trace_id: str
+    answer: str
+    message: str
+    decision: Literal["retrieve", "small_talk", "about_last_answer"]
+    citations: list[CitationModel]
+    abstained: bool
+    standalone_query: str | None
+    bindings: dict[str, str]
+    answering_about: str | None
+    clarification: str | None
+    clarification_options: list[str] = Field(default_factory=list)
+    model: str
+    latency_ms: LatencyModel
+    session_id: str | None
+
+    @classmethod
+    def from_answer(cls, answer: Any) -> AnswerModel:
+        return cls.model_validate(answer.to_dict())
+
+
+class FeedbackResponse(BaseModel):
+    feedback_id: int
+    trace_id: str
+    rating: Literal["up", "down"]
+    reason: str | None
+
+
+class SessionTurnModel(BaseModel):
+    position: int
+    role: Literal["user", "assistant"]
+    content: str
+    trace_id: str | None
+    created_at: float
+
+
+class SessionModel(BaseModel):
+    session_id: str
+    created_at: float
+    summary: str
+    turns: list[SessionTurnModel]
+
+
+class HealthModel(BaseModel):
+    status: Literal["ok"]
+    version: str
+    api_version: str
+    auth: bool = Field(description="Whether /v1 requires an API key.")
