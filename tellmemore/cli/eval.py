@@ -1,0 +1,221 @@
+"""`tellmemore eval DATASET_DIR...`: conversational retrieval, strategies side by side."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from tellmemore.cli.common import JsonOpt, console, err_console, print_json
+
+app = typer.Typer()
+
+DEFAULT_STRATEGIES = "raw,concat,all_user,embedded,llm,oracle"
+DEFAULT_RETRIEVERS = "bm25,dense,hybrid"
+
+
+def eval_command(
+    datasets: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Dataset directories, each holding corpus.jsonl and conversations.jsonl "
+            "(the MTRAG format).",
+            show_default=False,
+        ),
+    ],
+    strategies: Annotated[
+        str,
+        typer.Option(
+            "--strategies",
+            help="Comma-separated: raw, concat, all_user, embedded, llm (only with an LLM "
+            "endpoint configured), oracle (the human rewrite).",
+        ),
+    ] = DEFAULT_STRATEGIES,
+    retrievers: Annotated[
+        str, typer.Option("--retrievers", help="Comma-separated: bm25, dense, hybrid.")
+    ] = DEFAULT_RETRIEVERS,
+    k: Annotated[
+        str, typer.Option("--k", help="Cut-offs for R@k and nDCG@k; RR at the largest.")
+    ] = "5,10",
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", help="Directory for report.md, report.json, details.json, report.png."
+        ),
+    ] = Path("eval-report"),
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache",
+            help="Cache directory for indexes, query vectors and rankings "
+            "[default: ~/.cache/tellmemore/eval].",
+            show_default=False,
+        ),
+    ] = None,
+    skip_invalid: Annotated[
+        bool,
+        typer.Option(
+            "--skip-invalid",
+            help="Skip turns whose gold is missing from the corpus or whose follow-up has no "
+            "history (counted in the report) instead of stopping.",
+        ),
+    ] = False,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", min=1, help="Only the first N turns of each dataset (smoke runs)."),
+    ] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Measure retrieval on conversations: every strategy x retriever over every turn, with
+    follow-up turns reported apart, binding and over-binding apart, gating and latency."""
+    from tellmemore.config import Settings
+    from tellmemore.eval.report import write_report
+    from tellmemore.eval.runner import DEFAULT_CACHE_DIR, EvalOptions, run_eval
+    from tellmemore.eval.strategies import parse_strategies
+    from tellmemore.index.embedders import load_embedder
+
+    options = EvalOptions(
+        strategies=parse_strategies(strategies),
+        retrievers=_retrievers(retrievers),
+        ks=_ks(k),
+        cache_dir=cache if cache is not None else DEFAULT_CACHE_DIR,
+        skip_invalid=skip_invalid,
+        limit=limit,
+    )
+    settings = Settings.load()
+    llm = None
+    if settings.llm_enabled and "llm" in options.strategies:
+        from tellmemore.llm import LLMClient
+
+        llm = LLMClient(settings.llm)
+    command = _command(datasets, strategies, retrievers, k, out, skip_invalid, limit)
+    embedder = load_embedder(settings.embedder)
+    with _Bars() as bars:
+        run = run_eval(
+            datasets,
+            settings=settings,
+            options=options,
+            embedder=embedder,
+            llm=llm,
+            progress=bars.update,
+        )
+    report, paths = write_report(run, out, command=command)
+    if json_out:
+        print_json(report)
+        return
+    _print_summary(report, run.unavailable, paths)
+
+
+def _retrievers(value: str) -> tuple[Any, ...]:
+    from tellmemore.errors import ConfigError
+    from tellmemore.types import SearchMode
+
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    try:
+        modes = tuple(dict.fromkeys(SearchMode.from_str(n) for n in names))
+    except ValueError as exc:
+        raise ConfigError(f"--retrievers: {exc}") from None
+    if not modes:
+        raise ConfigError("--retrievers is empty; valid: bm25, dense, hybrid")
+    return modes
+
+
+def _ks(value: str) -> tuple[int, ...]:
+    from tellmemore.errors import ConfigError
+
+    try:
+        ks = tuple(sorted({int(v) for v in value.split(",") if v.strip()}))
+    except ValueError:
+        raise ConfigError(f"--k must list positive integers like 5,10; got {value!r}") from None
+    if not ks or ks[0] < 1:
+        raise ConfigError(f"--k must list positive integers like 5,10; got {value!r}")
+    return ks
+
+
+def _command(
+    datasets: list[Path],
+    strategies: str,
+    retrievers: str,
+    k: str,
+    out: Path,
+    skip_invalid: bool,
+    limit: int | None,
+) -> str:
+    args = ["tellmemore", "eval", *map(str, datasets)]
+    if strategies != DEFAULT_STRATEGIES:
+        args += ["--strategies", strategies]
+    if retrievers != DEFAULT_RETRIEVERS:
+        args += ["--retrievers", retrievers]
+    if k != "5,10":
+        args += ["--k", k]
+    args += ["--out", str(out)]
+    if skip_invalid:
+        args.append("--skip-invalid")
+    if limit:
+        args += ["--limit", str(limit)]
+    return shlex.join(args)
+
+
+class _Bars:
+    """One rich progress bar per stage label, drawn on stderr."""
+
+    def __enter__(self) -> _Bars:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=err_console,
+        )
+        self._tasks: dict[str, Any] = {}
+        self._progress.__enter__()
+        return self
+
+    def update(self, label: str, done: int, total: int) -> None:
+        task = self._tasks.get(label)
+        if task is None:
+            task = self._tasks[label] = self._progress.add_task(label, total=total)
+        self._progress.update(task, completed=done, total=total)
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.__exit__(None, None, None)
+
+
+def _print_summary(report: dict[str, Any], unavailable: dict[str, str], paths: dict) -> None:
+    from rich.table import Table
+
+    from tellmemore.eval.measures import PRIMARY
+
+    rows = [r for r in report["results"] if r["slice"] == "followup"]
+    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
+    table = Table(title=f"Follow-up turns, {PRIMARY} (all turns in report.md)")
+    table.add_column("strategy")
+    table.add_column("retriever")
+    for d in datasets:
+        table.add_column(d, justify="right")
+    cell = {(r["strategy"], r["retriever"], r["dataset"]): r for r in rows}
+    for s, rt in dict.fromkeys((r["strategy"], r["retriever"]) for r in rows):
+        values = []
+        for d in datasets:
+            v = cell.get((s, rt, d), {}).get("measures", {}).get(PRIMARY)
+            values.append("–" if v is None else f"{v:.3f}")
+        table.add_row(s, rt, *values)
+    console.print(table)
+    for name, why in unavailable.items():
+        console.print(f"[yellow]{name} not run[/]: {why}")
+    console.print("Wrote " + ", ".join(str(p) for p in paths.values()))
+
+
+app.command("eval")(eval_command)

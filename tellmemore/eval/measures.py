@@ -1,0 +1,161 @@
+"""Retrieval measures (through ir_measures) and binding measures (against the human rewrite).
+
+Retrieval: R@k, nDCG@k and RR@k with binary relevance from the gold lists.
+Every turn is scored: a turn whose gold is never retrieved, or whose search
+returned nothing, scores 0 and stays in the mean.
+
+Binding, on content terms (`terms.content_terms`: no stopwords, Porter stems):
+- expected binding E = terms in the rewrite and in the history, absent from the message
+  (what the human carried over);
+- carried C = terms in the strategy's query and in the history, absent from the message
+  (what the strategy carried over);
+- binding recall = |C ∩ E| / |E|, pooled over turns;
+- over-binding = |C - rewrite| / |C|, pooled: the share of carried terms the human did
+  not add. Nothing carried means nothing over-bound (0);
+- topic-switch probes are follow-up turns with E empty (the human carried nothing): there
+  any carried term is over-binding, and the probe figure is the share of probe turns on
+  which the strategy carried anything.
+The two numbers are reported apart, never folded into one accuracy (seed 003).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tellmemore.eval.terms import content_terms
+
+PRIMARY = "nDCG@5"
+"""The figure the report leads with; higher is better."""
+
+
+def measure_names(ks: Sequence[int]) -> tuple[str, ...]:
+    """Canonical measure names for cut-offs `ks`: R@k, nDCG@k for each k, then RR@max(k)."""
+    cuts = sorted(set(ks))
+    if not cuts or cuts[0] < 1:
+        raise ValueError(f"cut-offs must be positive integers, got {list(ks)}")
+    return (
+        *(f"R@{k}" for k in cuts),
+        *(f"nDCG@{k}" for k in cuts),
+        f"RR@{cuts[-1]}",
+    )
+
+
+def score_turns(
+    gold: Mapping[str, Sequence[str]],
+    ranked: Mapping[str, Sequence[str]],
+    names: Sequence[str],
+) -> dict[str, dict[str, float]]:
+    """Per-turn values of `names` for every turn in `gold`.
+
+    `ranked` maps a turn id to its passage ids, best first. Turns absent from
+    `ranked` or with an empty ranking are still scored: 0 for every measure.
+    """
+    import ir_measures
+
+    measures = [ir_measures.parse_measure(n) for n in names]
+    qrels = {qid: {doc: 1 for doc in docs} for qid, docs in gold.items()}
+    run = {
+        qid: {doc: float(len(docs) - i) for i, doc in enumerate(docs)}
+        for qid, docs in ranked.items()
+        if qid in qrels and docs
+    }
+    out = {qid: dict.fromkeys(names, 0.0) for qid in qrels}
+    if run:
+        for m in ir_measures.iter_calc(measures, qrels, run):
+            out[m.query_id][str(m.measure)] = float(m.value)
+    return out
+
+
+def mean(values: Iterable[float]) -> float | None:
+    vals = list(values)
+    return float(np.mean(vals)) if vals else None
+
+
+def percentile(values: Iterable[float], q: float) -> float | None:
+    vals = list(values)
+    return float(np.percentile(vals, q)) if vals else None
+
+
+@dataclass(frozen=True)
+class Binding:
+    """The binding of one query, as term sets (surface words shown, stems compared)."""
+
+    expected: tuple[str, ...]
+    """Terms the human carried from the history into the rewrite."""
+    carried: tuple[str, ...]
+    """Terms the strategy carried from the history into its query."""
+    bound: int
+    """How many expected terms the query carries."""
+    over: int
+    """How many carried terms the human did not add."""
+    followup: bool
+
+    @property
+    def recall(self) -> float | None:
+        return self.bound / len(self.expected) if self.expected else None
+
+    @property
+    def over_binding(self) -> float | None:
+        return self.over / len(self.carried) if self.carried else None
+
+    @property
+    def topic_switch(self) -> bool:
+        """A probe turn: a follow-up on which the human carried nothing forward."""
+        return self.followup and not self.expected
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "expected": list(self.expected),
+            "carried": list(self.carried),
+            "recall": self.recall,
+            "over_binding": self.over_binding,
+            "topic_switch": self.topic_switch,
+        }
+
+
+def binding(
+    message: str, history: Sequence[str], rewrite: str, query: str, *, followup: bool = True
+) -> Binding:
+    """Compare what `query` carries over from `history` with what the human `rewrite` did."""
+    msg = content_terms(message)
+    hist: dict[str, str] = {}
+    for text in history:
+        for stem_, word in content_terms(text).items():
+            hist.setdefault(stem_, word)
+    rew = content_terms(rewrite)
+    qry = content_terms(query)
+    expected = {s: w for s, w in rew.items() if s in hist and s not in msg}
+    carried = {s: w for s, w in qry.items() if s in hist and s not in msg}
+    return Binding(
+        expected=tuple(expected.values()),
+        carried=tuple(carried.values()),
+        bound=sum(1 for s in carried if s in expected),
+        over=sum(1 for s in carried if s not in rew),
+        followup=followup,
+    )
+
+
+def pooled_binding(bindings: Iterable[Binding]) -> dict[str, float | None]:
+    """Binding recall and over-binding pooled over turns (term counts summed)."""
+    expected = carried = bound = over = 0
+    for b in bindings:
+        expected += len(b.expected)
+        carried += len(b.carried)
+        bound += b.bound
+        over += b.over
+    return {
+        "recall": bound / expected if expected else None,
+        "over_binding": over / carried if carried else 0.0,
+    }
+
+
+def probe_over_binding(bindings: Iterable[Binding]) -> tuple[float | None, int]:
+    """On topic-switch probes: (share of probe turns that carried any term, probe count)."""
+    probes = [b for b in bindings if b.topic_switch]
+    if not probes:
+        return None, 0
+    return sum(1 for b in probes if b.carried) / len(probes), len(probes)

@@ -1,0 +1,486 @@
+"""Run every strategy x retriever over every turn of every dataset.
+
+For each dataset: build or reuse the corpus index (`corpus.ensure_index`),
+resolve every turn with every strategy (timed), encode every distinct query
+string in batches once (`cache.QueryVectors`, shared by strategies and kept
+between runs), then search each (phrasings, retriever) pair once and roll the
+chunk hits up to passage ids (best chunk). Rankings are appended to a JSONL
+cache as the run goes, so a killed run resumes and a rerun with unchanged
+retrieval code and settings searches nothing.
+
+Gated strategies are also run with the gate bypassed ("always" variant), so
+the report can say what gating keeps of the always-resolve quality.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tellmemore.config import Settings
+from tellmemore.conversation.resolvers.base import ResolveContext
+from tellmemore.eval.cache import JsonlCache, QueryVectors, code_fingerprint, digest, slug
+from tellmemore.eval.corpus import IndexInfo, ensure_index
+from tellmemore.eval.datasets import Dataset, EvalTurn, load_dataset
+from tellmemore.eval.measures import Binding, binding
+from tellmemore.eval.strategies import STRATEGIES, Strategy, build_strategies
+from tellmemore.index.base import Embedder
+from tellmemore.retrieval import Retriever
+from tellmemore.types import Resolution, SearchMode
+
+if TYPE_CHECKING:
+    from tellmemore.llm import LLMClient
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CACHE_DIR = Path("~/.cache/tellmemore/eval")
+RETRIEVERS = (SearchMode.BM25, SearchMode.DENSE, SearchMode.HYBRID)
+RETRIEVAL_MODULES = (
+    "tellmemore.retrieval",
+    "tellmemore.index.base",
+    "tellmemore.index.sqlite",
+    "tellmemore.index.dense",
+    "tellmemore.index.fusion",
+)
+"""The code a cached ranking depends on: any change to it invalidates the rankings."""
+
+Progress = Callable[[str, int, int], None]
+"""progress(label, done, total): the CLI draws it as a rich progress bar."""
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """What to run. `limit` keeps the first N turns of each dataset (smoke runs)."""
+
+    strategies: tuple[str, ...] = STRATEGIES
+    retrievers: tuple[SearchMode, ...] = RETRIEVERS
+    ks: tuple[int, ...] = (5, 10)
+    cache_dir: Path = DEFAULT_CACHE_DIR
+    skip_invalid: bool = False
+    limit: int | None = None
+
+    @property
+    def passage_depth(self) -> int:
+        """Passages kept per ranking: twice the deepest cut-off, so ranks just past it show."""
+        return 2 * max(self.ks)
+
+    @property
+    def chunk_depth(self) -> int:
+        """Chunks asked of the index: several per passage, since passages are split."""
+        return max(50, 5 * max(self.ks))
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """One turn searched by one strategy with one retriever."""
+
+    dataset: str
+    strategy: str
+    retriever: str
+    variant: str
+    """"default": as the strategy runs; "always": the gate bypassed (gated strategies only)."""
+    turn: EvalTurn
+    resolution: Resolution
+    queries: tuple[str, ...]
+    gate: str | None
+    """"resolve" or "skip" for gated strategies when the gate exists, else None."""
+    gate_reason: str | None
+    binding: Binding
+    ranked: tuple[str, ...]
+    resolve_ms: float
+    retrieve_ms: float | None
+
+    @property
+    def gold_ranks(self) -> dict[str, int | None]:
+        """Rank (1-based) of each gold passage in the ranking, None when not retrieved."""
+        pos = {pid: i for i, pid in enumerate(self.ranked, start=1)}
+        return {g: pos.get(g) for g in self.turn.gold}
+
+
+@dataclass(frozen=True)
+class DatasetRun:
+    dataset: Dataset
+    index: IndexInfo
+    turns: tuple[EvalTurn, ...]
+    results: tuple[TurnResult, ...]
+    searches: int
+    searches_cached: int
+    queries_encoded: int
+
+
+@dataclass(frozen=True)
+class EvalRun:
+    """Everything the report needs; `report.build_report` turns it into tables and JSON."""
+
+    runs: tuple[DatasetRun, ...]
+    strategies: tuple[str, ...]
+    unavailable: dict[str, str]
+    retrievers: tuple[str, ...]
+    ks: tuple[int, ...]
+    gate_available: bool
+    embedder: str
+    seconds: float
+    encode_ms_per_query: float | None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    strategy: Strategy
+    variant: str
+    turn: EvalTurn
+    resolution: Resolution
+    queries: tuple[str, ...]
+    gate: str | None
+    gate_reason: str | None
+    resolve_ms: float
+
+    @cached_property
+    def binding(self) -> Binding:
+        return binding(
+            self.turn.message,
+            [t.content for t in self.turn.history],
+            self.turn.rewrite,
+            self.resolution.query,
+            followup=self.turn.followup,
+        )
+
+
+def run_eval(
+    paths: Sequence[str | Path],
+    *,
+    settings: Settings,
+    options: EvalOptions,
+    embedder: Embedder,
+    llm: LLMClient | None = None,
+    progress: Progress | None = None,
+) -> EvalRun:
+    """Evaluate every dataset directory in `paths`; raises `DatasetError` on bad input."""
+    started = time.perf_counter()
+    cache_dir = options.cache_dir.expanduser()
+    datasets = _load(paths, options)
+    strategies, unavailable = build_strategies(
+        options.strategies, llm=llm, llm_model=settings.llm.model
+    )
+    gate_fn = _gate()
+    vectors = QueryVectors(cache_dir / "queries", embedder)
+    fingerprint = digest(
+        code_fingerprint(RETRIEVAL_MODULES),
+        settings.retrieval.model_dump(mode="json"),
+        options.chunk_depth,
+        options.passage_depth,
+    )
+    runs: list[DatasetRun] = []
+    try:
+        for dataset in datasets:
+            runs.append(
+                _run_dataset(
+                    dataset,
+                    settings=settings,
+                    options=options,
+                    embedder=embedder,
+                    vectors=vectors,
+                    strategies=strategies,
+                    gate_fn=gate_fn,
+                    fingerprint=fingerprint,
+                    cache_dir=cache_dir,
+                    progress=progress,
+                )
+            )
+    finally:
+        vectors.close()
+    encode_ms = vectors.encode_seconds * 1000 / vectors.encoded if vectors.encoded else None
+    return EvalRun(
+        runs=tuple(runs),
+        strategies=tuple(s.name for s in strategies),
+        unavailable=unavailable,
+        retrievers=tuple(r.value for r in options.retrievers),
+        ks=tuple(sorted(set(options.ks))),
+        gate_available=gate_fn is not None,
+        embedder=embedder.name,
+        seconds=time.perf_counter() - started,
+        encode_ms_per_query=encode_ms,
+        settings={
+            "retrieval": settings.retrieval.model_dump(mode="json"),
+            "conversation": settings.conversation.model_dump(mode="json"),
+        },
+    )
+
+
+def _load(paths: Sequence[str | Path], options: EvalOptions) -> list[Dataset]:
+    datasets: list[Dataset] = []
+    names: set[str] = set()
+    for p in paths:
+        ds = load_dataset(p, skip_invalid=options.skip_invalid)
+        if ds.name in names:  # two folders with one name: tell them apart by their parent
+            ds = load_dataset(
+                p,
+                skip_invalid=options.skip_invalid,
+                name=f"{Path(p).resolve().parent.name}/{ds.name}",
+            )
+        names.add(ds.name)
+        datasets.append(ds)
+    return datasets
+
+
+def _gate() -> Callable[..., Any] | None:
+    """The conversation package's gate, or None while it is absent (reported as null)."""
+    try:
+        from tellmemore.conversation.gate import gate
+    except ImportError:
+        return None
+    return gate
+
+
+def _run_dataset(
+    dataset: Dataset,
+    *,
+    settings: Settings,
+    options: EvalOptions,
+    embedder: Embedder,
+    vectors: QueryVectors,
+    strategies: Sequence[Strategy],
+    gate_fn: Callable[..., Any] | None,
+    fingerprint: str,
+    cache_dir: Path,
+    progress: Progress | None,
+) -> DatasetRun:
+    def index_progress(done: int, total: int, label: str) -> None:
+        if progress is not None:
+            progress(f"{dataset.name}: indexing", done, total)
+
+    index, info = ensure_index(
+        dataset, embedder=embedder, settings=settings, cache_dir=cache_dir, progress=index_progress
+    )
+    try:
+        turns = dataset.turns[: options.limit] if options.limit else dataset.turns
+        context = ResolveContext(term_stats=index.term_stats, window=settings.conversation.window)
+        runs_dir = cache_dir / "runs"
+        resolutions = JsonlCache(runs_dir / f"{slug(dataset.name)}-{info.key}-resolutions.jsonl")
+        rankings = JsonlCache(runs_dir / f"{slug(dataset.name)}-{info.key}-rankings.jsonl")
+        try:
+            plans = _plan(dataset, turns, strategies, context, gate_fn, resolutions, progress)
+            retriever = Retriever(index, vectors.embedder, settings.retrieval)
+            results, searched, cached, encoded = _search(
+                dataset,
+                plans,
+                retriever=retriever,
+                vectors=vectors,
+                rankings=rankings,
+                options=options,
+                fingerprint=fingerprint,
+                progress=progress,
+            )
+        finally:
+            resolutions.close()
+            rankings.close()
+    finally:
+        index.close()
+    return DatasetRun(
+        dataset=dataset,
+        index=info,
+        turns=tuple(turns),
+        results=tuple(results),
+        searches=searched,
+        searches_cached=cached,
+        queries_encoded=encoded,
+    )
+
+
+def _plan(
+    dataset: Dataset,
+    turns: Sequence[EvalTurn],
+    strategies: Sequence[Strategy],
+    context: ResolveContext,
+    gate_fn: Callable[..., Any] | None,
+    resolutions: JsonlCache,
+    progress: Progress | None,
+) -> list[_Plan]:
+    """Resolve every turn with every strategy, timing the gate and the resolver."""
+    gates: dict[str, tuple[bool, str, float]] = {}
+    if gate_fn is not None and any(s.gated for s in strategies):
+        for turn in turns:
+            t0 = time.perf_counter()
+            result = gate_fn(turn.message, turn.history, context.term_stats)
+            gates[turn.task_id] = (
+                bool(result.needs_resolution),
+                str(result.reason),
+                (time.perf_counter() - t0) * 1000,
+            )
+    plans: list[_Plan] = []
+    total = len(turns) * len(strategies)
+    done = 0
+    for strategy in strategies:
+        for turn in turns:
+            resolution, ms = _resolve(strategy, turn, context, resolutions)
+            done += 1
+            if progress is not None and (done % 50 == 0 or done == total):
+                progress(f"{dataset.name}: resolving", done, total)
+            if not strategy.gated or turn.task_id not in gates:
+                plans.append(
+                    _Plan(
+                        strategy,
+                        "default",
+                        turn,
+                        resolution,
+                        tuple(strategy.queries(resolution, turn.message)),
+                        None,
+                        None,
+                        ms,
+                    )
+                )
+                continue
+            needs, reason, gate_ms = gates[turn.task_id]
+            always = _Plan(
+                strategy,
+                "always",
+                turn,
+                resolution,
+                tuple(strategy.queries(resolution, turn.message)),
+                "resolve",
+                reason,
+                gate_ms + ms,
+            )
+            plans.append(always)
+            if needs:
+                plans.append(replace(always, variant="default"))
+            else:
+                skipped = Resolution(query=turn.message, resolver="none")
+                plans.append(
+                    _Plan(
+                        strategy, "default", turn, skipped, (turn.message,), "skip", reason, gate_ms
+                    )
+                )
+    return plans
+
+
+def _resolve(
+    strategy: Strategy, turn: EvalTurn, context: ResolveContext, cache: JsonlCache
+) -> tuple[Resolution, float]:
+    """One resolution and its wall time; model-backed strategies are cached between runs."""
+    key = None
+    if strategy.fingerprint is not None:
+        key = digest(
+            strategy.name,
+            strategy.fingerprint,
+            turn.message,
+            [t.to_dict() for t in turn.history],
+            context.window,
+        )
+        row = cache.get(key)
+        if row is not None:
+            return Resolution(**row["resolution"]), float(row["ms"])
+    t0 = time.perf_counter()
+    resolution = strategy.resolve(turn, context)
+    ms = (time.perf_counter() - t0) * 1000
+    if key is not None:
+        data = resolution.to_dict()
+        data["candidates"] = tuple(data.get("candidates") or ())
+        cache.put(key, {"resolution": data, "ms": ms, "task_id": turn.task_id})
+    return resolution, ms
+
+
+def _search(
+    dataset: Dataset,
+    plans: Sequence[_Plan],
+    *,
+    retriever: Retriever,
+    vectors: QueryVectors,
+    rankings: JsonlCache,
+    options: EvalOptions,
+    fingerprint: str,
+    progress: Progress | None,
+) -> tuple[list[TurnResult], int, int, int]:
+    """Search each distinct (phrasings, retriever) once; every plan gets its ranking."""
+
+    def key_of(queries: tuple[str, ...], mode: SearchMode) -> str:
+        return digest(fingerprint, mode.value, queries)
+
+    # Encode, in batches, every phrasing a dense or hybrid search still needs.
+    needed: list[str] = []
+    for mode in options.retrievers:
+        if mode is SearchMode.BM25:
+            continue
+        for plan in plans:
+            if plan.queries and rankings.get(key_of(plan.queries, mode)) is None:
+                needed.extend(q.strip() for q in plan.queries if q.strip())
+    todo = vectors.missing(needed)
+
+    def encode_progress(done: int, total: int) -> None:
+        if progress is not None:
+            progress(f"{dataset.name}: encoding queries", done, total)
+
+    encoded = vectors.encode(todo, encode_progress)
+
+    memo: dict[str, tuple[tuple[str, ...], float | None]] = {}
+    results: list[TurnResult] = []
+    searched = cached = 0
+    total = len(plans) * len(options.retrievers)
+    done = 0
+    for mode in options.retrievers:
+        for plan in plans:
+            done += 1
+            ranked: tuple[str, ...] = ()
+            ms: float | None = None
+            if plan.queries:
+                key = key_of(plan.queries, mode)
+                if key not in memo:
+                    row = rankings.get(key)
+                    if row is None:
+                        memo[key] = _retrieve(retriever, plan.queries, mode, options)
+                        rankings.put(
+                            key,
+                            {
+                                "retriever": mode.value,
+                                "queries": list(plan.queries),
+                                "ranked": list(memo[key][0]),
+                                "retrieve_ms": memo[key][1],
+                            },
+                        )
+                        searched += 1
+                    else:
+                        memo[key] = (tuple(row["ranked"]), row.get("retrieve_ms"))
+                        cached += 1
+                ranked, ms = memo[key]
+            results.append(
+                TurnResult(
+                    dataset=dataset.name,
+                    strategy=plan.strategy.name,
+                    retriever=mode.value,
+                    variant=plan.variant,
+                    turn=plan.turn,
+                    resolution=plan.resolution,
+                    queries=plan.queries,
+                    gate=plan.gate,
+                    gate_reason=plan.gate_reason,
+                    binding=plan.binding,
+                    ranked=ranked,
+                    resolve_ms=plan.resolve_ms,
+                    retrieve_ms=ms,
+                )
+            )
+            if progress is not None and (done % 25 == 0 or done == total):
+                progress(f"{dataset.name}: searching", done, total)
+    return results, searched, cached, encoded
+
+
+def _retrieve(
+    retriever: Retriever, queries: tuple[str, ...], mode: SearchMode, options: EvalOptions
+) -> tuple[tuple[str, ...], float]:
+    """Passage ids best first (each passage ranked by its best chunk) and the search time.
+
+    The time is the index search and fusion only: query vectors were encoded
+    beforehand in batches (the report gives the amortised encoding cost).
+    """
+    result = retriever.search(list(queries), k=options.chunk_depth, mode=mode)
+    ranked: dict[str, None] = {}
+    for hit in result.hits:
+        ranked.setdefault(hit.chunk.doc_id, None)
+        if len(ranked) >= options.passage_depth:
+            break
+    return tuple(ranked), result.search_ms
