@@ -42,3 +42,32 @@ def fake_embedder():  # type: ignore[no-untyped-def]
     from tellmemore.testing.fakes import FakeEmbedder
 
     return FakeEmbedder()
+
+
+@pytest.fixture(scope="session")
+def _sample_project_template(tmp_path_factory: pytest.TempPathFactory, minilm):  # type: ignore[no-untyped-def]
+    """The bundled sample corpus ingested once with the real MiniLM."""
+    from tellmemore.assistant import Assistant
+    from tellmemore.config import Settings
+    from tellmemore.ingest import sample_corpus_path
+
+    path = tmp_path_factory.mktemp("sample-project")
+    assistant = Assistant(Settings(project_dir=path), embedder=minilm)
+    assistant.ingest([sample_corpus_path()])
+    assistant.close()
+    return path
+
+
+@pytest.fixture
+def sample_assistant(_sample_project_template: Path, tmp_path: Path, minilm):  # type: ignore[no-untyped-def]
+    """A fresh copy of the ingested sample project, opened with the shared MiniLM."""
+    import shutil
+
+    from tellmemore.assistant import Assistant
+    from tellmemore.config import Settings
+
+    target = tmp_path / "sample-project"
+    shutil.copytree(_sample_project_template, target)
+    assistant = Assistant(Settings(project_dir=target), embedder=minilm)
+    yield assistant
+    assistant.close()

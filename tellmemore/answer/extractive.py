@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from tellmemore.types import Hit
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-']*")
+_LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"(])")
 _STOP = frozenset(
     [
@@ -89,6 +90,8 @@ MAX_SENTENCES = 3
 """At most this many sentences: enough to answer, short enough to read."""
 MAX_CHUNKS = 3
 """Only the best few chunks are quoted; lower ones are usually near-misses."""
+RELATIVE_FLOOR = 0.5
+"""A sentence scoring below half the best one is not worth quoting."""
 
 
 @dataclass(frozen=True)
@@ -116,19 +119,51 @@ def _fold(word: str) -> str:
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences, list items and table rows of a chunk, without its header line."""
+    """Sentences, list items and table rows of a chunk, without its header line.
+
+    Hard-wrapped paragraph lines are joined first, so a sentence is never cut
+    at a line break.
+    """
     lines = text.splitlines()
-    if (lines and " > " in lines[0]) or (lines and lines[0].startswith("#")):
+    if lines and (" > " in lines[0] or lines[0].startswith("#")):
         lines = lines[1:]
-    out: list[str] = []
+    blocks: list[str] = []
+    paragraph: list[str] = []
+    table_header: list[str] | None = None
+
+    def flush() -> None:
+        if paragraph:
+            blocks.append(" ".join(paragraph))
+            paragraph.clear()
+
     for raw in lines:
-        line = raw.strip().lstrip("#").strip()
+        line = raw.strip()
+        if not line.startswith("|"):
+            table_header = None
         if not line or set(line) <= set("|-: "):
+            flush()
+            continue
+        if line.startswith("#"):
+            flush()
             continue
         if line.startswith("|"):
-            out.append(" ".join(c.strip() for c in line.strip("|").split("|") if c.strip()))
+            flush()
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if table_header is None:
+                table_header = cells  # a header row is not a fact on its own
+            else:
+                pairs = zip(table_header, cells, strict=False)
+                blocks.append("; ".join(f"{h}: {c}" if h else c for h, c in pairs if c) + ".")
             continue
-        out.extend(p.strip() for p in _SENTENCE_END.split(line) if p.strip())
+        if _LIST_ITEM.match(line):
+            flush()
+            paragraph.append(_LIST_ITEM.sub("", line))
+            continue
+        paragraph.append(line)
+    flush()
+    out: list[str] = []
+    for block in blocks:
+        out.extend(p.strip() for p in _SENTENCE_END.split(block) if p.strip())
     return out
 
 
@@ -153,8 +188,20 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
         length_penalty = 1.0 if len(toks) >= 3 else 0.5
         scored.append(((lexical + prior) * length_penalty, hi, si, sentence))
     scored.sort(key=lambda s: (-s[0], s[1], s[2]))
-    chosen = scored[:MAX_SENTENCES]
-    top = chosen[0][0]
-    chosen = [c for c in chosen if c[0] >= 0.5 * top]
+    top = scored[0][0]
+    # One sentence per chunk first (the best of each good chunk), so an answer over
+    # two tiers quotes both; then fill with the next best sentences.
+    chosen: list[tuple[float, int, int, str]] = []
+    seen_chunks: set[int] = set()
+    for cand in scored:
+        if cand[1] not in seen_chunks and cand[0] >= RELATIVE_FLOOR * top:
+            chosen.append(cand)
+            seen_chunks.add(cand[1])
+    for cand in scored:
+        if len(chosen) >= MAX_SENTENCES:
+            break
+        if cand not in chosen and cand[0] >= RELATIVE_FLOOR * top:
+            chosen.append(cand)
+    chosen = chosen[:MAX_SENTENCES]
     chosen.sort(key=lambda s: (s[1], s[2]))
     return [Extract(sentence=s, hit_index=hi, score=sc) for sc, hi, _si, s in chosen]

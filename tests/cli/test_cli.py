@@ -1,0 +1,137 @@
+"""The CLI end to end on the sample corpus: ingest, search, ask, index stats."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tellmemore.cli import app
+from tellmemore.ingest import sample_corpus_path
+
+pytestmark = pytest.mark.model
+runner = CliRunner()
+
+
+def _run(*args: str) -> str:
+    result = runner.invoke(app, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cli-project")
+    out = json.loads(_run("ingest", str(sample_corpus_path()), "--project", str(path), "--json"))
+    assert out["chunks_added"] > 0
+    assert out["docs_added"] >= 10
+    return path
+
+
+def test_reingest_reports_everything_unchanged(project: Path) -> None:
+    out = json.loads(_run("ingest", str(sample_corpus_path()), "--project", str(project), "--json"))
+    assert out["chunks_added"] == 0
+    assert out["chunks_embedded"] == 0
+    assert out["docs_unchanged"] >= 10
+
+
+def test_search_json_ranks_the_right_chunk_first(project: Path) -> None:
+    out = json.loads(
+        _run("search", "enterprise escalation weekends", "--project", str(project), "--json")
+    )
+    assert out[0]["rank"] == 1
+    assert out[0]["chunk"]["doc_id"] == "cloud-connect/escalation.md"
+    for mode in ("bm25", "dense", "hybrid"):
+        hits = json.loads(
+            _run(
+                "search",
+                "monthly pass",
+                "--mode",
+                mode,
+                "--k",
+                "3",
+                "--project",
+                str(project),
+                "--json",
+            )
+        )
+        assert 0 < len(hits) <= 3
+        assert hits[0]["chunk"]["doc_id"] == "bike-rental/policy.md"
+
+
+def test_search_rejects_an_unknown_mode(project: Path) -> None:
+    result = runner.invoke(app, ["search", "x", "--mode", "fuzzy", "--project", str(project)])
+    assert result.exit_code != 0
+    assert "bm25, dense, hybrid" in str(result.exception) + result.output
+
+
+def test_ask_with_history_file_answers_the_follow_up(project: Path, tmp_path: Path) -> None:
+    history = tmp_path / "history.json"
+    history.write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": "What are the shop opening hours?"},
+                {"role": "assistant", "content": "Monday to Friday 07:00 to 20:00."},
+            ]
+        )
+    )
+    out = json.loads(
+        _run(
+            "ask",
+            "and on public holidays?",
+            "--history",
+            str(history),
+            "--project",
+            str(project),
+            "--json",
+        )
+    )
+    assert out["api_version"] == "1"
+    assert out["message"] == "and on public holidays?"
+    assert "shop" in out["standalone_query"].lower()
+    assert {"trace_id", "citations", "abstained", "bindings", "latency_ms"} <= set(out)
+
+
+def test_ask_in_a_session_remembers_the_conversation(project: Path) -> None:
+    first = json.loads(
+        _run(
+            "ask",
+            "What are the shop opening hours?",
+            "--session",
+            "s1",
+            "--project",
+            str(project),
+            "--json",
+        )
+    )
+    second = json.loads(
+        _run(
+            "ask", "and on public holidays?", "--session", "s1", "--project", str(project), "--json"
+        )
+    )
+    assert first["session_id"] == second["session_id"] == "s1"
+    assert "shop" in second["standalone_query"].lower()
+
+
+def test_index_stats(project: Path) -> None:
+    stats = json.loads(_run("index", "stats", "--project", str(project), "--json"))
+    assert stats["chunks"] > 20
+    assert stats["engine"] == "sqlite"
+    assert stats["embedder"] == "all-MiniLM-L6-v2"
+    assert stats["size_bytes"] > 0
+
+
+def test_module_entry_point_and_error_translation(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "tellmemore", "ask", "   ", "--project", str(tmp_path / "p")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1
+    assert "Error: the message is empty" in result.stderr
+    assert "Traceback" not in result.stderr

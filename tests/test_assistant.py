@@ -1,0 +1,134 @@
+"""The facade and one turn end to end, on the sample corpus with the real MiniLM."""
+
+from __future__ import annotations
+
+import pytest
+
+from tellmemore.answer.stream import CitationsEvent, DeltaEvent, DoneEvent, ResolutionEvent
+from tellmemore.errors import InputError, NotFoundError
+from tellmemore.types import Decision
+
+pytestmark = pytest.mark.model
+
+
+def test_first_turn_searches_the_message_and_cites_versioned_sources(sample_assistant) -> None:
+    chat = sample_assistant.session()
+    answer = chat.ask("What does the monthly pass cost?")
+    assert answer.decision is Decision.RETRIEVE
+    assert answer.standalone_query == "What does the monthly pass cost?"
+    assert answer.bindings == {}
+    assert not answer.abstained
+    assert "25 dollars" in answer.answer
+    top = answer.citations[0]
+    assert top.doc == "bike-rental/policy.md"
+    assert top.version == "2026-03"
+    assert top.url.startswith("https://")
+    assert top.title == "Cityspoke bike rental policy"
+
+
+def test_follow_up_is_resolved_for_retrieval_and_shown(sample_assistant) -> None:
+    chat = sample_assistant.session()
+    chat.ask("What are the shop opening hours?")
+    answer = chat.ask("and on public holidays?")
+    assert answer.standalone_query != "and on public holidays?"
+    assert "shop" in answer.standalone_query.lower()
+    assert answer.answering_about
+    assert "10:00 to 16:00" in answer.answer
+    assert answer.citations[0].doc == "bike-rental/policy.md"
+
+
+def test_generation_path_gets_the_real_message_in_the_trace(sample_assistant) -> None:
+    chat = sample_assistant.session()
+    chat.ask("What are the shop opening hours?")
+    answer = chat.ask("and on public holidays?")
+    trace = sample_assistant.trace(answer.trace_id)
+    assert trace["message"] == "and on public holidays?"
+    assert trace["resolution"]["query"] == answer.standalone_query
+    assert trace["hits"], "retrieved ids and scores are traced"
+    assert {"chunk", "score", "rank"} <= set(trace["hits"][0])
+    assert trace["answer"]["latency_ms"]["retrieve"] > 0
+    history = chat.history
+    assert [t.role for t in history] == ["user", "assistant", "user", "assistant"]
+    assert history[2].content == "and on public holidays?"
+
+
+@pytest.mark.parametrize(
+    ("message", "decision"),
+    [
+        ("thanks a lot!", Decision.SMALL_TALK),
+        ("hello", Decision.SMALL_TALK),
+        ("can you make that shorter?", Decision.ABOUT_LAST_ANSWER),
+        ("Can you make the refund rule shorter?", Decision.RETRIEVE),
+    ],
+)
+def test_decision_skips_retrieval_narrowly(sample_assistant, message, decision) -> None:
+    chat = sample_assistant.session()
+    chat.ask("What does the monthly pass cost?")
+    answer = chat.ask(message)
+    assert answer.decision is decision
+    if decision is Decision.RETRIEVE:
+        assert answer.citations
+    else:
+        assert answer.citations == ()
+        assert sample_assistant.trace(answer.trace_id)["hits"] == []
+
+
+def test_abstains_with_a_next_step_when_nothing_matches(sample_assistant) -> None:
+    answer = sample_assistant.session().ask("What is the capital of Mongolia?")
+    assert answer.abstained
+    assert answer.citations == ()
+    assert "Try" in answer.answer
+
+
+def test_stateless_history_answers_as_if_the_conversation_happened(sample_assistant) -> None:
+    history = [
+        {"role": "user", "content": "What are the shop opening hours?"},
+        {"role": "assistant", "content": "Monday to Friday 07:00 to 20:00."},
+    ]
+    stateless = sample_assistant.ask("and on public holidays?", history=history)
+    assert stateless.session_id is None
+    assert "shop" in (stateless.standalone_query or "").lower()
+
+
+def test_stream_yields_resolution_first_and_done_last(sample_assistant) -> None:
+    chat = sample_assistant.session()
+    events = list(chat.stream("How much is the Pro plan?"))
+    assert isinstance(events[0], ResolutionEvent)
+    assert isinstance(events[-1], DoneEvent)
+    assert any(isinstance(e, CitationsEvent) for e in events)
+    text = "".join(e.text for e in events if isinstance(e, DeltaEvent))
+    assert text == events[-1].answer.answer
+
+
+def test_bad_messages_are_refused_clearly(sample_assistant) -> None:
+    chat = sample_assistant.session()
+    with pytest.raises(InputError, match="empty"):
+        chat.ask("   ")
+    limit = sample_assistant.settings.conversation.max_message_chars
+    with pytest.raises(InputError, match=str(limit)):
+        chat.ask("x" * (limit + 1))
+    assert chat.history == [], "a refused message is not stored"
+
+
+def test_feedback_and_correction_are_tied_to_traces(sample_assistant) -> None:
+    chat = sample_assistant.session()
+    chat.ask("what escalation options do we have on cloud connect")
+    answer = chat.ask("does that one cover weekends?")
+    sample_assistant.feedback(answer.trace_id, "down", "wrong tier")
+    corrected = sample_assistant.correct(
+        answer.trace_id, "does Enterprise escalation on Cloud Connect cover weekends?"
+    )
+    assert corrected.standalone_query == (
+        "does Enterprise escalation on Cloud Connect cover weekends?"
+    )
+    assert corrected.citations[0].doc == "cloud-connect/escalation.md"
+    assert "Enterprise" in corrected.citations[0].section[-1]
+    original = sample_assistant.trace(answer.trace_id)
+    assert original["feedback"][0]["rating"] == "down"
+    assert original["feedback"][0]["reason"] == "wrong tier"
+    assert original["children"] == [corrected.trace_id]
+    assert sample_assistant.trace(corrected.trace_id)["parent_trace_id"] == answer.trace_id
+    with pytest.raises(InputError):
+        sample_assistant.feedback(answer.trace_id, "meh")
+    with pytest.raises(NotFoundError):
+        sample_assistant.feedback("no-such-trace", "up")
