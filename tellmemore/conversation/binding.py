@@ -20,6 +20,7 @@ from tellmemore.conversation import constants as C
 from tellmemore.conversation.text import (
     COMMON_VERBS,
     FUNCTION_WORDS,
+    GENERIC_NOUNS,
     Token,
     is_protected,
     norm,
@@ -43,8 +44,15 @@ _DETS = frozenset(
 _JOINERS = frozenset({"of", "and", "&", "de", "du", "la", "von", "van"})
 """Joiners allowed inside a capitalised name ("Bank of America")."""
 _BREAK_PUNCT = re.compile(r"[,.;:?!()\[\]\"“”]|\s[-–—]\s")
+_SENTENCE_END = re.compile(r"[.!?:]\s|\n")
+_COPULAS = frozenset({"is", "are", "was", "were", "be", "been", "being", "am", "seem", "seems"})
+_ADJECTIVE_ENDINGS = (
+    "al", "ive", "ous", "ful", "able", "ible", "ic", "ant", "ent", "less", "ing", "ed", "ly",
+)  # fmt: skip
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“])|\n+")
 _BULLET = re.compile(r"^\s*(?:[-*•·▪●]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+(.*\S)")
+_LEAD_CHARS = 80
+"""Only a sentence's opening can hold its list label."""
 _COUNT_WORDS = frozenset(
     """
         two three four five both several following options tiers
@@ -150,7 +158,12 @@ def _heuristic_weight(word: str) -> float:
 
 
 def phrases(text: str) -> list[Phrase]:
-    """Noun-phrase-like runs of content words of `text`, left to right."""
+    """Noun-phrase-like runs of content words of `text`, left to right.
+
+    No tagger: runs break at function words, frequent verbs and punctuation; a lone
+    word that reads as an adjective, a participle, a predicate ("is crucial") or a
+    generic noun ("week", "things") is no antecedent.
+    """
     toks = tokenize(text)
     out: list[Phrase] = []
     run: list[Token] = []
@@ -158,20 +171,25 @@ def phrases(text: str) -> list[Phrase]:
     last_prep: str | None = None
     det = False
     last_det = False
+    before = ""
+    last_fn = ""
+    initial: set[int] = set()
 
     def flush() -> None:
         nonlocal run
         while run and run[-1].low in _JOINERS:
             run.pop()
-        if run:
-            out.extend(_cut(text, run, prep, det))
+        if run and _is_antecedent(run, before, det, initial):
+            out.extend(_cut(text, run, prep, det, initial))
         run = []
 
     for i, tok in enumerate(toks):
-        gap = i > 0 and bool(_BREAK_PUNCT.search(text[toks[i - 1].end : tok.start]))
-        if gap:
+        between = text[toks[i - 1].end : tok.start] if i else ""
+        if i == 0 or _SENTENCE_END.search(between):
+            initial.add(tok.start)
+        if i > 0 and _BREAK_PUNCT.search(between):
             flush()
-            last_prep, last_det = None, False
+            last_prep, last_det, last_fn = None, False, ""
         low = norm(tok.text)
         joiner = (
             low in _JOINERS
@@ -182,10 +200,11 @@ def phrases(text: str) -> list[Phrase]:
         )
         if joiner or (low not in FUNCTION_WORDS and low not in COMMON_VERBS and low):
             if not run:
-                prep, det = last_prep, last_det
+                prep, det, before = last_prep, last_det, last_fn
             run.append(tok)
             continue
         flush()
+        last_fn = low
         if low in _DETS:
             last_det = True
         else:
@@ -194,7 +213,22 @@ def phrases(text: str) -> list[Phrase]:
     return out
 
 
-def _cut(text: str, run: list[Token], prep: str | None, det: bool) -> list[Phrase]:
+def _is_antecedent(run: list[Token], before: str, det: bool, initial: set[int]) -> bool:
+    if len(run) > 1:
+        return True
+    tok = run[0]
+    low = norm(tok.text)
+    named = tok.text[:1].isupper() and tok.start not in initial
+    if named or is_protected(tok.text):
+        return True
+    if low in GENERIC_NOUNS or (before in _COPULAS and not det):
+        return False
+    return not low.endswith(_ADJECTIVE_ENDINGS)
+
+
+def _cut(
+    text: str, run: list[Token], prep: str | None, det: bool, initial: set[int]
+) -> list[Phrase]:
     """Runs longer than MAX_PHRASE_WORDS are cut into pieces of that size."""
     pieces = [run[i : i + C.MAX_PHRASE_WORDS] for i in range(0, len(run), C.MAX_PHRASE_WORDS)]
     out = []
@@ -202,7 +236,9 @@ def _cut(text: str, run: list[Token], prep: str | None, det: bool) -> list[Phras
         stems = tuple(stem(t.text) for t in piece if norm(t.text) not in _JOINERS)
         if not stems:
             continue
-        caps = any(t.text[:1].isupper() or is_protected(t.text) for t in piece)
+        caps = any(
+            (t.text[:1].isupper() and t.start not in initial) or is_protected(t.text) for t in piece
+        )
         out.append(
             Phrase(
                 text=text[piece[0].start : piece[-1].end],
@@ -251,7 +287,7 @@ def _parallel_sentences(sents: list[str], answer: str) -> list[Phrase]:
     """Consecutive sentences opening with capitalised phrases that share a head word."""
     leads: list[Phrase | None] = []
     for s in sents:
-        ps = phrases(s)
+        ps = phrases(s[:_LEAD_CHARS])
         starts = bool(ps) and s.startswith(ps[0].text) and ps[0].text[:1].isupper()
         leads.append(ps[0] if starts else None)
     best: list[Phrase] = []

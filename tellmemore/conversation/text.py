@@ -64,6 +64,17 @@ COMMON_VERBS = frozenset(
 """Frequent verbs: phrase breakers for the noun-phrase chunker (no tagger at this speed)."""
 
 
+GENERIC_NOUNS = frozenset(
+    """
+    time times week weeks year years month months day days today tomorrow yesterday
+    people person thing things way ways lot lots part parts kind kinds type types
+    number numbers case cases point points fact facts place places reason reasons
+    example examples question questions answer answers idea ideas problem problems
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Nouns too generic to be what a pronoun points at when they stand alone."""
+
+
 @dataclass(frozen=True)
 class Token:
     """One word of a text with its character span, so rewrites can splice the original."""

@@ -33,8 +33,6 @@ class ResolveContext:
 class Resolver(Protocol):
     name: ClassVar[str]
 
-    def resolve(
-        self, message: str, history: Sequence[Turn], context: ResolveContext
-    ) -> Resolution:
+    def resolve(self, message: str, history: Sequence[Turn], context: ResolveContext) -> Resolution:
         """A standalone query for `message` given the conversation so far."""
         ...

@@ -28,6 +28,7 @@ from tellmemore.conversation.binding import (
     Salience,
     collect_candidates,
     list_items,
+    sentences,
 )
 from tellmemore.conversation.compose import (
     append_phrases,
@@ -106,9 +107,7 @@ class _Run:
             chained = self._clarification_reply(message, depth)
             if chained is not None:
                 return chained
-        recent = [t.content for t in history[-2 * self.context.window :]]
-        first = next((t.content for t in history if t.role == "user"), "")
-        self.salience.prime([message, self.context.summary, first, *recent])
+        self.salience.prime([message, self.context.summary, *self._read_texts()])
         refs = find_referents(message)
         ellipsis = find_ellipsis(message)
         if not refs and ellipsis is None and prefer is None:
@@ -120,7 +119,10 @@ class _Run:
         )
         own = {stem(w) for w in content_words(message)}
         cands = [c for c in cands if not set(c.stems) <= own]
-        items, list_turn = self._items()
+        needs_items = prefer is not None or any(
+            r.kind in (*_ALTERNATIVE_KINDS, ReferentKind.ORDINAL) for r in refs
+        )
+        items, list_turn = self._items() if needs_items else ([], -1)
         if refs:
             return self._bind(message, refs, ellipsis, cands, items, list_turn, prefer, depth)
         if ellipsis is not None:
@@ -249,6 +251,20 @@ class _Run:
             return _Ambiguous([items[k] for k in sorted(order[1:])])
         return items[best], "assistant"
 
+    def _read_texts(self) -> list[str]:
+        """The texts candidates come from (user turns of the window + the first one, the
+        opening of the last answer): primed in one term_stats call."""
+        out = []
+        window = self.context.window
+        users = [i for i, t in enumerate(self.history) if t.role == "user"]
+        keep = set(users[-window:]) | set(users[:1])
+        for i in keep:
+            out.append(self.history[i].content)
+        last = next((t for t in reversed(self.history) if t.role == "assistant"), None)
+        if last is not None:
+            out.append(" ".join(sentences(last.content)[: C.ASSISTANT_SENTENCES]))
+        return out
+
     def _items(self, *, loose: bool = False) -> tuple[list[Phrase], int]:
         """List items of the most recent assistant answer (within the window) that has one."""
         seen = 0
@@ -281,9 +297,10 @@ class _Run:
     def _ellipsis(
         self, message: str, ellipsis: Ellipsis, cands: list[Candidate], depth: int
     ) -> Resolution:
-        base = self._previous_question(depth)
-        if ellipsis.kind == EllipsisKind.MORE or base is None:
+        prev = self._previous_question(depth)
+        if ellipsis.kind == EllipsisKind.MORE or prev is None:
             return self._carry(message, cands, key=ellipsis.opener.strip().lower())
+        typed, base = prev
         fragment = ellipsis.fragment
         if ellipsis.kind == EllipsisKind.MODIFIER:
             query = splice_modifier(base, fragment)
@@ -291,10 +308,10 @@ class _Run:
             query = substitute_subject(base, fragment, self.salience)
         if query is None:
             return self._carry(message, cands, key=ellipsis.opener.strip().lower())
-        return Resolution(query=query, bindings={ellipsis.opener.strip().lower(): base})
+        return Resolution(query=query, bindings={ellipsis.opener.strip().lower(): typed})
 
-    def _previous_question(self, depth: int) -> str | None:
-        """The previous user question, itself made standalone (ellipses chain)."""
+    def _previous_question(self, depth: int) -> tuple[str, str] | None:
+        """The previous user question as typed, and made standalone (ellipses chain)."""
         idx = max((i for i, t in enumerate(self.history) if t.role == "user"), default=None)
         if idx is None:
             return None
@@ -302,11 +319,11 @@ class _Run:
         if not prev:
             return None
         if depth >= C.ELLIPSIS_DEPTH:
-            return prev
+            return prev, prev
         sub = _Run(self.history[:idx], self.context)
         sub.salience = self.salience
         res = sub.resolve(prev, depth=depth + 1)
-        return prev if res.ambiguous else res.query
+        return prev, (prev if res.ambiguous else res.query)
 
     def _carry(self, message: str, cands: list[Candidate], *, key: str) -> Resolution:
         """Too little signal: append the salient phrases of the user's recent and first
