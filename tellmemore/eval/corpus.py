@@ -97,6 +97,9 @@ def ensure_index(
     index_path = home / "index.db"
     if meta_path.is_file():
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if _versions(meta) != _versions(_current_versions()):
+            _discard(home)  # built by another chunker or index schema: rebuild from scratch
+            return _build(dataset, embedder, settings, home, key, chunk_tokens, progress)
         index = _open(index_path, embedder, settings)
         if index.count() == meta.get("chunks"):
             info = IndexInfo(
@@ -115,6 +118,30 @@ def ensure_index(
         index.close()
         meta_path.unlink()
     return _build(dataset, embedder, settings, home, key, chunk_tokens, progress)
+
+
+def _current_versions() -> dict[str, str]:
+    from tellmemore.index.sqlite import SCHEMA_VERSION
+    from tellmemore.ingest.chunking import CHUNKER_VERSION
+
+    return {"chunker_version": CHUNKER_VERSION, "schema_version": SCHEMA_VERSION}
+
+
+def _versions(meta: dict[str, Any]) -> tuple[str, str]:
+    return str(meta.get("chunker_version", "1")), str(meta.get("schema_version", "1"))
+
+
+def _discard(home: Path) -> None:
+    for name in (
+        "meta.json",
+        "index.db",
+        "index.db-wal",
+        "index.db-shm",
+        "state.db",
+        "state.db-wal",
+        "state.db-shm",
+    ):
+        (home / name).unlink(missing_ok=True)
 
 
 def _open(path: Path, embedder: Embedder, settings: Settings) -> SQLiteIndex:
@@ -165,6 +192,7 @@ def _build(
         "embedder": embedder.name,
         "dimension": embedder.dimension,
         "chunk_tokens": chunk_tokens,
+        **_current_versions(),
         "passages": passages,
         "chunks": index.count(),
         "chunks_embedded": report.chunks_embedded,

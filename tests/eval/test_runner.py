@@ -165,3 +165,50 @@ def test_skipped_turns_are_counted_in_the_details(cache: Path, tmp_path: Path) -
     assert ds["turns"] == 5
     assert ds["skipped_turns"] == {"gold id missing from the corpus": 1}
     assert ds["skipped"][0]["line"] == 5
+
+
+def test_an_index_built_by_another_chunker_version_is_rebuilt(cache: Path) -> None:
+    _run(cache, FakeEmbedder(), retrievers=(SearchMode.BM25,))
+    (meta,) = (cache / "index").glob("*/meta.json")
+    data = json.loads(meta.read_text())
+    data["chunker_version"] = "0"
+    meta.write_text(json.dumps(data))
+    again = FakeEmbedder()
+    run = _run(cache, again, retrievers=(SearchMode.BM25,))
+    assert run.runs[0].index.reused is False
+    assert again.texts_embedded >= 10
+
+
+def test_llm_strategy_runs_with_an_endpoint_and_its_resolutions_are_cached(cache: Path) -> None:
+    from tellmemore.eval.datasets import load_dataset
+    from tellmemore.llm import LLMClient
+    from tellmemore.testing.scripted_llm import Reply, ScriptedLLMServer
+
+    followups = [t for t in load_dataset(TINY).turns if t.followup]
+    options = EvalOptions(strategies=("llm",), retrievers=(SearchMode.BM25,), cache_dir=cache)
+    with ScriptedLLMServer() as server:
+        server.enqueue(
+            *(
+                Reply.json(
+                    {"query": t.rewrite, "resolved": {"it": "the subject"}, "ambiguous": False}
+                )
+                for t in followups
+            )
+        )
+        settings = Settings.load(llm={"base_url": server.base_url, "timeout_s": 2.0})
+        reports = []
+        for _ in range(2):
+            with LLMClient(settings.llm) as client:
+                run = run_eval(
+                    [TINY], settings=settings, options=options, embedder=FakeEmbedder(), llm=client
+                )
+            reports.append(build_report(run))
+        assert len(server.requests) == len(followups)  # the second run called no model
+    assert [r["measures"] for r in reports[0]["results"]] == [
+        r["measures"] for r in reports[1]["results"]
+    ]
+    row = next(t for t in reports[0]["turns"] if t["task_id"] == "c1<::>2")
+    assert row["query"] == "Can I get a refund for the monthly pass?"
+    assert row["gate"] == "resolve"
+    assert row["bindings"] == {"it": "the subject"}
+    assert row["binding"]["recall"] == 1.0
