@@ -23,7 +23,7 @@ from tellmemore.index.base import Embedder, Index
 from tellmemore.retrieval import Retriever
 from tellmemore.state.conversations import ConversationStore
 from tellmemore.state.db import StateDB
-from tellmemore.turn import TurnRequest, TurnRunner
+from tellmemore.turn import TurnRequest, TurnRunner, validate_message
 from tellmemore.types import Answer, Hit, IngestReport, SearchFilter, SearchMode, Turn
 
 if TYPE_CHECKING:
@@ -230,6 +230,7 @@ class Session:
     def stream(
         self, message: str, *, history: Sequence[Mapping[str, str] | Turn] | None = None
     ) -> AnswerStream:
+        validate_message(message, limit=self.assistant.settings.conversation.max_message_chars)
         turns = parse_history(history) if history is not None else self.history
         summary = ""
         if self.id is not None:
@@ -241,9 +242,7 @@ class Session:
             tenant=self.tenant,
             summary=summary,
         )
-        runner = self.assistant.runner
-        runner.validate(message)
-        return AnswerStream(runner.run(req))
+        return AnswerStream(self.assistant.runner.run(req))
 
     def ask(
         self, message: str, *, history: Sequence[Mapping[str, str] | Turn] | None = None

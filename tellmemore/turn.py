@@ -80,16 +80,7 @@ class TurnRunner:
         self.llm = llm
 
     def validate(self, message: str) -> str:
-        text = message.strip() if isinstance(message, str) else ""
-        if not text:
-            raise InputError("the message is empty; type a question")
-        limit = self.settings.conversation.max_message_chars
-        if len(text) > limit:
-            raise InputError(
-                f"the message is {len(text)} characters long; the limit is {limit} "
-                "(conversation.max_message_chars)"
-            )
-        return text
+        return validate_message(message, limit=self.settings.conversation.max_message_chars)
 
     def run(self, req: TurnRequest) -> Iterator[Event]:
         message = self.validate(req.message)
@@ -307,6 +298,19 @@ class TurnRunner:
         )
         self.store.record_turn(trace, tenant=req.tenant)
         return DoneEvent(answer)
+
+
+def validate_message(message: str, *, limit: int) -> str:
+    """The message stripped, or an InputError that says what is wrong and the limit."""
+    text = message.strip() if isinstance(message, str) else ""
+    if not text:
+        raise InputError("the message is empty; type a question")
+    if len(text) > limit:
+        raise InputError(
+            f"the message is {len(text)} characters long; the limit is {limit} "
+            "(conversation.max_message_chars)"
+        )
+    return text
 
 
 def answering_about(resolution: Resolution) -> str | None:
