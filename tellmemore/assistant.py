@@ -232,9 +232,7 @@ class Session:
     ) -> AnswerStream:
         validate_message(message, limit=self.assistant.settings.conversation.max_message_chars)
         turns = parse_history(history) if history is not None else self.history
-        summary = ""
-        if self.id is not None:
-            summary, _ = self.assistant.conversations.summary(self.id)
+        summary = self._refreshed_summary(turns) if self.id is not None else ""
         req = TurnRequest(
             message=message,
             history=turns,
@@ -248,6 +246,26 @@ class Session:
         self, message: str, *, history: Sequence[Mapping[str, str] | Turn] | None = None
     ) -> Answer:
         return self.stream(message, history=history).result()
+
+    def _refreshed_summary(self, turns: list[Turn]) -> str:
+        """The rolling summary of turns older than the window, refreshed every few turns."""
+        from tellmemore.conversation.history import RollingSummary
+
+        if self.id is None:
+            return ""
+        store = self.assistant.conversations
+        summary, upto = store.summary(self.id)
+        conv = self.assistant.settings.conversation
+        rolling = RollingSummary(
+            window=conv.window,
+            summary_every=conv.summary_every,
+            llm=self.assistant.llm,
+            term_stats=self.assistant.index.term_stats,
+        )
+        if rolling.due(turns, upto):
+            summary, upto = rolling.update(turns, summary, upto)
+            store.set_summary(self.id, summary, upto)
+        return summary
 
 
 def parse_history(history: Sequence[Mapping[str, str] | Turn] | str | Path) -> list[Turn]:

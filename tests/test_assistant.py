@@ -132,3 +132,19 @@ def test_feedback_and_correction_are_tied_to_traces(sample_assistant) -> None:
         sample_assistant.feedback(answer.trace_id, "meh")
     with pytest.raises(NotFoundError):
         sample_assistant.feedback("no-such-trace", "up")
+
+
+def test_long_sessions_keep_a_rolling_summary_of_older_turns(sample_assistant) -> None:
+    chat = sample_assistant.session()
+    for message in (
+        "what escalation options do we have on cloud connect",
+        "How much is the Pro plan?",
+        "What are the shop opening hours?",
+        "What does the monthly pass cost?",
+        "Are helmets free?",
+        "How do I report damage?",
+    ):
+        chat.ask(message)
+    summary, upto = sample_assistant.conversations.summary(chat.id)
+    assert upto >= sample_assistant.settings.conversation.summary_every
+    assert "escalation" in summary.lower()
