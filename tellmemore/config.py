@@ -34,6 +34,10 @@ class IndexSettings(_Section):
     `http(s)://...` or `milvus-lite:PATH` select Milvus."""
     hnsw_threshold: int = Field(default=200_000, ge=0)
     """Above this many chunks the dense search uses an HNSW index (usearch) instead of exact."""
+    collection: str = "tellmemore_chunks"
+    """Milvus only: the collection holding the chunks (one per project on a shared server)."""
+    token: str | None = None
+    """Milvus only: `user:password` or an API key (Zilliz Cloud); None for an open server."""
 
 
 class EmbedderSettings(_Section):

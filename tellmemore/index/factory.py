@@ -25,10 +25,9 @@ def open_index(settings: Settings, *, dimension: int, embedder: str | None = Non
     if uri is None or not uri.strip():
         path = settings.index_path
     elif uri.startswith(_MILVUS_PREFIXES):
-        raise ConfigError(
-            f"index.uri={uri!r} selects the Milvus backend, which is not implemented yet; "
-            f"use the embedded SQLite index instead. Valid index.uri values: {VALID_URIS}"
-        )
+        from tellmemore.index.milvus import open_milvus
+
+        return open_milvus(settings, dimension=dimension, embedder=embedder)
     elif "://" in uri and not uri.startswith("sqlite:"):
         raise ConfigError(f"index.uri={uri!r} has an unknown scheme; valid values: {VALID_URIS}")
     else:
