@@ -11,7 +11,7 @@ fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 # torch first and pinned: 2.13.0 is the CPU build; an unpinned torch pulls a multi-GB CUDA build.
 .venv/bin/python -m pip install --quiet "torch==2.13.0"
-.venv/bin/python -m pip install --quiet -e ".[dev]"
+.venv/bin/python -m pip install --quiet -e ".[dev,milvus]"
 export HF_HUB_OFFLINE=1
 if [ "${1:-}" != "--no-demo" ]; then
   .venv/bin/tellmemore demo --project .tellmemore/demo
