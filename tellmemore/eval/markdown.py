@@ -46,6 +46,14 @@ def render_markdown(report: dict[str, Any], details: dict[str, Any], *, chart: s
         "Topic-switch probes are follow-up turns on which the human carried nothing: there "
         "the figure is the share of probe turns on which the strategy carried anything.",
         "",
+        "Resolver strategies (concat, embedded, llm) run as a tellmemore turn runs them: the "
+        "gate decides whether to resolve, and the resolved query is searched together with "
+        "the message as typed (two phrasings, fused) when they differ; a resolution that asks "
+        "the user back retrieves nothing and scores 0. `raw` is the message alone; `oracle` "
+        "(the human rewrite) and `all_user` (every user turn glued to the message) are "
+        "single-phrasing references. The gating table compares each resolver with the gate "
+        "bypassed.",
+        "",
     ]
     if run["strategies_not_run"]:
         for name, why in run["strategies_not_run"].items():
@@ -89,7 +97,9 @@ def render_markdown(report: dict[str, Any], details: dict[str, Any], *, chart: s
             "",
             f"{ds['turns']} turns ({ds['followup_turns']} follow-ups), {ds['passages']} "
             f"passages in {idx['chunks']} chunks of <= {idx['chunk_tokens']} tokens; index "
-            f"{built}. Skipped turns: {skipped}. Passages not indexed: {len(idx['skipped'])}.",
+            f"{built}. Skipped turns: {skipped}. Passages not indexed: {len(idx['skipped'])}. "
+            f"Turns the retrieve/no-retrieve rule would answer without searching (each a "
+            f"miss, since every turn has gold): {len(ds['no_retrieval'])}.",
             "",
             "### Retrieval: all turns | follow-up turns",
             "",

@@ -262,6 +262,7 @@ def build_details(
                 "searches": ds.searches,
                 "searches_cached": ds.searches_cached,
                 "queries_encoded": ds.queries_encoded,
+                "no_retrieval": [{"task_id": t, "reason": r} for t, r in ds.no_retrieval],
             }
             for ds in run.runs
         ],

@@ -17,17 +17,18 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from functools import cached_property
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tellmemore.config import Settings
+from tellmemore.conversation.gate import gate
 from tellmemore.conversation.resolvers.base import ResolveContext
 from tellmemore.eval.cache import JsonlCache, QueryVectors, code_fingerprint, digest, slug
 from tellmemore.eval.corpus import IndexInfo, ensure_index
 from tellmemore.eval.datasets import Dataset, EvalTurn, load_dataset
-from tellmemore.eval.measures import Binding, binding
+from tellmemore.eval.measures import Binding
+from tellmemore.eval.planning import Plan, no_retrieval, plan_turns
 from tellmemore.eval.strategies import STRATEGIES, Strategy, build_strategies
 from tellmemore.index.base import Embedder
 from tellmemore.retrieval import Retriever
@@ -111,6 +112,9 @@ class DatasetRun:
     searches: int
     searches_cached: int
     queries_encoded: int
+    no_retrieval: tuple[tuple[str, str], ...] = ()
+    """Turns the retrieve/no-retrieve rule would answer without searching: (task id, reason).
+    Every evaluated turn has gold passages, so each one is a miss of that rule."""
 
 
 @dataclass(frozen=True)
@@ -129,28 +133,6 @@ class EvalRun:
     settings: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class _Plan:
-    strategy: Strategy
-    variant: str
-    turn: EvalTurn
-    resolution: Resolution
-    queries: tuple[str, ...]
-    gate: str | None
-    gate_reason: str | None
-    resolve_ms: float
-
-    @cached_property
-    def binding(self) -> Binding:
-        return binding(
-            self.turn.message,
-            [t.content for t in self.turn.history],
-            self.turn.rewrite,
-            self.resolution.query,
-            followup=self.turn.followup,
-        )
-
-
 def run_eval(
     paths: Sequence[str | Path],
     *,
@@ -167,7 +149,7 @@ def run_eval(
     strategies, unavailable = build_strategies(
         options.strategies, llm=llm, llm_model=settings.llm.model
     )
-    gate_fn = _gate()
+    gate_fn = gate
     vectors = QueryVectors(cache_dir / "queries", embedder)
     fingerprint = digest(
         code_fingerprint(RETRIEVAL_MODULES),
@@ -228,15 +210,6 @@ def _load(paths: Sequence[str | Path], options: EvalOptions) -> list[Dataset]:
     return datasets
 
 
-def _gate() -> Callable[..., Any] | None:
-    """The conversation package's gate, or None while it is absent (reported as null)."""
-    try:
-        from tellmemore.conversation.gate import gate
-    except ImportError:
-        return None
-    return gate
-
-
 def _run_dataset(
     dataset: Dataset,
     *,
@@ -264,7 +237,9 @@ def _run_dataset(
         resolutions = JsonlCache(runs_dir / f"{slug(dataset.name)}-{info.key}-resolutions.jsonl")
         rankings = JsonlCache(runs_dir / f"{slug(dataset.name)}-{info.key}-rankings.jsonl")
         try:
-            plans = _plan(dataset, turns, strategies, context, gate_fn, resolutions, progress)
+            plans = plan_turns(
+                dataset.name, turns, strategies, context, gate_fn, resolutions, progress
+            )
             retriever = Retriever(index, vectors.embedder, settings.retrieval)
             results, searched, cached, encoded = _search(
                 dataset,
@@ -289,105 +264,13 @@ def _run_dataset(
         searches=searched,
         searches_cached=cached,
         queries_encoded=encoded,
+        no_retrieval=no_retrieval(turns),
     )
-
-
-def _plan(
-    dataset: Dataset,
-    turns: Sequence[EvalTurn],
-    strategies: Sequence[Strategy],
-    context: ResolveContext,
-    gate_fn: Callable[..., Any] | None,
-    resolutions: JsonlCache,
-    progress: Progress | None,
-) -> list[_Plan]:
-    """Resolve every turn with every strategy, timing the gate and the resolver."""
-    gates: dict[str, tuple[bool, str, float]] = {}
-    if gate_fn is not None and any(s.gated for s in strategies):
-        for turn in turns:
-            t0 = time.perf_counter()
-            result = gate_fn(turn.message, turn.history, context.term_stats)
-            gates[turn.task_id] = (
-                bool(result.needs_resolution),
-                str(result.reason),
-                (time.perf_counter() - t0) * 1000,
-            )
-    plans: list[_Plan] = []
-    total = len(turns) * len(strategies)
-    done = 0
-    for strategy in strategies:
-        for turn in turns:
-            resolution, ms = _resolve(strategy, turn, context, resolutions)
-            done += 1
-            if progress is not None and (done % 50 == 0 or done == total):
-                progress(f"{dataset.name}: resolving", done, total)
-            if not strategy.gated or turn.task_id not in gates:
-                plans.append(
-                    _Plan(
-                        strategy,
-                        "default",
-                        turn,
-                        resolution,
-                        tuple(strategy.queries(resolution, turn.message)),
-                        None,
-                        None,
-                        ms,
-                    )
-                )
-                continue
-            needs, reason, gate_ms = gates[turn.task_id]
-            always = _Plan(
-                strategy,
-                "always",
-                turn,
-                resolution,
-                tuple(strategy.queries(resolution, turn.message)),
-                "resolve",
-                reason,
-                gate_ms + ms,
-            )
-            plans.append(always)
-            if needs:
-                plans.append(replace(always, variant="default"))
-            else:
-                skipped = Resolution(query=turn.message, resolver="none")
-                plans.append(
-                    _Plan(
-                        strategy, "default", turn, skipped, (turn.message,), "skip", reason, gate_ms
-                    )
-                )
-    return plans
-
-
-def _resolve(
-    strategy: Strategy, turn: EvalTurn, context: ResolveContext, cache: JsonlCache
-) -> tuple[Resolution, float]:
-    """One resolution and its wall time; model-backed strategies are cached between runs."""
-    key = None
-    if strategy.fingerprint is not None:
-        key = digest(
-            strategy.name,
-            strategy.fingerprint,
-            turn.message,
-            [t.to_dict() for t in turn.history],
-            context.window,
-        )
-        row = cache.get(key)
-        if row is not None:
-            return Resolution(**row["resolution"]), float(row["ms"])
-    t0 = time.perf_counter()
-    resolution = strategy.resolve(turn, context)
-    ms = (time.perf_counter() - t0) * 1000
-    if key is not None:
-        data = resolution.to_dict()
-        data["candidates"] = tuple(data.get("candidates") or ())
-        cache.put(key, {"resolution": data, "ms": ms, "task_id": turn.task_id})
-    return resolution, ms
 
 
 def _search(
     dataset: Dataset,
-    plans: Sequence[_Plan],
+    plans: Sequence[Plan],
     *,
     retriever: Retriever,
     vectors: QueryVectors,

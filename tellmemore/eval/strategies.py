@@ -20,12 +20,13 @@ import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING
 
+from tellmemore.conversation.resolvers import get_resolver
 from tellmemore.conversation.resolvers.base import ResolveContext, Resolver
 from tellmemore.errors import ConfigError
 from tellmemore.eval.datasets import EvalTurn
-from tellmemore.types import Resolution, Turn
+from tellmemore.types import Resolution
 
 if TYPE_CHECKING:
     from tellmemore.llm import LLMClient
@@ -100,9 +101,6 @@ def build_strategies(
             )
         else:
             resolver = _resolver(name, llm)
-            if resolver is None:
-                unavailable[name] = "the conversation package has no such resolver yet"
-                continue
             fingerprint = None
             if name == "llm":
                 fingerprint = _llm_fingerprint(resolver, llm_model)
@@ -139,12 +137,7 @@ def _all_user(turn: EvalTurn, context: ResolveContext) -> Resolution:
     )
 
 
-def _resolver(name: str, llm: LLMClient | None) -> Resolver | None:
-    """The conversation package's resolver, or the eval's own raw/concat while it is absent."""
-    try:
-        from tellmemore.conversation.resolvers import get_resolver
-    except ImportError:
-        return _FALLBACKS[name]() if name in _FALLBACKS else None
+def _resolver(name: str, llm: LLMClient | None) -> Resolver:
     if name == "llm":
         return get_resolver("llm", llm=llm, fallback=get_resolver("embedded"))
     return get_resolver(name)
@@ -158,23 +151,3 @@ def _llm_fingerprint(resolver: Resolver, model: str) -> str:
     except (OSError, TypeError):
         source = type(resolver).__qualname__
     return hashlib.sha256(f"{model}\n{source}".encode()).hexdigest()
-
-
-class _RawFallback:
-    name: ClassVar[str] = "raw"
-
-    def resolve(self, message: str, history: Sequence[Turn], context: ResolveContext) -> Resolution:
-        return Resolution(query=message, resolver=self.name)
-
-
-class _ConcatFallback:
-    """Seed 000: the last two user turns + the message."""
-
-    name: ClassVar[str] = "concat"
-
-    def resolve(self, message: str, history: Sequence[Turn], context: ResolveContext) -> Resolution:
-        users = [t.content for t in history if t.role == "user" and t.content.strip()]
-        return Resolution(query="\n".join([*users[-2:], message]), resolver=self.name)
-
-
-_FALLBACKS: dict[str, Any] = {"raw": _RawFallback, "concat": _ConcatFallback}
