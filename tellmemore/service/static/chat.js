@@ -344,7 +344,8 @@
         }
       });
       this.foot.append(fbForm);
-      reason.focus();
+      reason.focus({ preventScroll: true });
+      fbForm.scrollIntoView({ block: "nearest" });
     }
   }
 

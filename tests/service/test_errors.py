@@ -1,0 +1,72 @@
+"""Every error is an RFC 9457 problem detail with a message that says what to do."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+pytestmark = pytest.mark.model
+
+PROBLEM = "application/problem+json"
+
+
+def check_problem(r, status: int, slug: str) -> dict:  # type: ignore[no-untyped-def]
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith(PROBLEM)
+    body = r.json()
+    assert body["status"] == status
+    assert body["type"] == f"urn:tellmemore:problem:{slug}"
+    assert body["title"] and body["detail"]
+    return body
+
+
+def test_message_too_long_is_413_with_the_limit(make_client, sample_project) -> None:  # type: ignore[no-untyped-def]
+    client = make_client(sample_project, conversation={"max_message_chars": 50})
+    body = check_problem(
+        client.post("/v1/chat", json={"message": "x" * 51}), 413, "message-too-long"
+    )
+    assert body["limit"] == 50 and body["length"] == 51
+    assert "50" in body["detail"]
+    streamed = client.post("/v1/chat", json={"message": "x" * 51, "stream": True})
+    check_problem(streamed, 413, "message-too-long")
+
+
+def test_empty_message_is_422(client: TestClient) -> None:
+    body = check_problem(client.post("/v1/chat", json={"message": "  \n "}), 422, "empty-message")
+    assert body["instance"] == "/v1/chat"
+
+
+def test_malformed_body_is_422_naming_the_field(client: TestClient) -> None:
+    body = check_problem(client.post("/v1/chat", json={"text": "hi"}), 422, "invalid-request")
+    assert "message" in body["detail"]
+    assert {tuple(e["loc"]) for e in body["errors"]} >= {("body", "message")}
+
+
+def test_unknown_session_and_trace_are_404(client: TestClient) -> None:
+    check_problem(client.get("/v1/sessions/nope"), 404, "unknown-session")
+    check_problem(client.get("/v1/traces/nope"), 404, "unknown-trace")
+    r = client.post("/v1/chat", json={"message": "hello there", "session_id": "nope"})
+    check_problem(r, 404, "unknown-session")
+    check_problem(
+        client.post("/v1/chat/nope/correct", json={"standalone_query": "q"}), 404, "unknown-trace"
+    )
+    r = client.post("/v1/feedback", json={"trace_id": "nope", "rating": "up"})
+    check_problem(r, 404, "unknown-trace")
+
+
+def test_missing_and_bad_keys_are_401(tenant_client: TestClient) -> None:
+    r = tenant_client.post("/v1/chat", json={"message": "warranty"})
+    body = check_problem(r, 401, "unauthorized")
+    assert r.headers["www-authenticate"].startswith("Bearer")
+    assert "Authorization: Bearer" in body["detail"]
+    r = tenant_client.get("/v1/sessions/x", headers={"Authorization": "Bearer wrong"})
+    check_problem(r, 401, "unauthorized")
+    r = tenant_client.get("/v1/traces/x", headers={"Authorization": "Basic a2V5"})
+    check_problem(r, 401, "unauthorized")
+
+
+def test_unknown_route_is_a_problem_too(client: TestClient) -> None:
+    r = client.get("/v1/nothing-here")
+    assert r.status_code == 404
+    assert r.headers["content-type"].startswith(PROBLEM)
+    assert r.json()["type"] == "about:blank"
