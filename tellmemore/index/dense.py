@@ -20,10 +20,10 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -31,7 +31,7 @@ import numpy.typing as npt
 from tellmemore.index.base import Vector
 
 # Below this many rows one BLAS call beats the thread hand-off.
-PARALLEL_MIN_ROWS = 32_768
+PARALLEL_MIN_ROWS = 16_384
 # A mask selecting fewer than this fraction of rows scores only those rows.
 SUBSET_FRACTION = 0.25
 
@@ -68,6 +68,25 @@ def blas_single_thread() -> Iterator[None]:
 @functools.cache
 def _pool(workers: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tellmemore-dense")
+
+
+T = TypeVar("T")
+
+
+@functools.cache
+def _beside() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="tellmemore-beside")
+
+
+def run_beside(task: Callable[[], T], *, inline: bool = False) -> Callable[[], T]:
+    """Start `task` on a helper thread so the caller can work meanwhile; call the result to wait.
+
+    `inline=True` runs it now instead (for small work the hand-off costs more).
+    """
+    if inline:
+        value = task()
+        return lambda: value
+    return _beside().submit(task).result
 
 
 def default_threads() -> int:
@@ -119,7 +138,11 @@ class DenseMatrix:
                 lo, hi = span
                 np.matmul(self.matrix[lo:hi], query, out=out[lo:hi])
 
-            list(_pool(self.threads).map(block, bounds))
+            # The calling thread computes the last block itself.
+            others = [_pool(self.threads).submit(block, span) for span in bounds[:-1]]
+            block(bounds[-1])
+            for future in others:
+                future.result()
             return out
 
     def search(

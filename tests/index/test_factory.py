@@ -30,15 +30,6 @@ def test_a_path_opens_sqlite_there(tmp_path: Path, prefix: str) -> None:
     index.close()
 
 
-@pytest.mark.parametrize(
-    "uri", ["milvus://localhost:19530", "http://milvus:19530", "https://x.zilliz", "milvus-lite:a"]
-)
-def test_milvus_is_not_implemented_yet(tmp_path: Path, uri: str) -> None:
-    settings = Settings.load(tmp_path, index={"uri": uri})
-    with pytest.raises(ConfigError, match=r"Milvus backend.*not implemented.*milvus://HOST:PORT"):
-        open_index(settings, dimension=8)
-
-
 def test_an_unknown_scheme_lists_the_valid_ones(tmp_path: Path) -> None:
     settings = Settings.load(tmp_path, index={"uri": "postgres://db"})
     with pytest.raises(ConfigError, match=r"unknown scheme.*milvus-lite:PATH"):

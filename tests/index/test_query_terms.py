@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tellmemore.index.sqlite import STOPWORDS, fts_query, query_terms
+from tellmemore.index.lexical import STOPWORDS, fts_query, query_terms
 
 
 def test_stopwords_are_dropped() -> None:

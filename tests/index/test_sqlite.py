@@ -243,15 +243,21 @@ def test_hnsw_finds_the_same_top_hit_as_exact(tmp_path: Path) -> None:
             SearchFilter(doc_ids=("doc3", "doc5")),  # too few rows: exact fallback
         ]
         for flt in filters:
-            for target in rng.choice(400, size=20, replace=False):
+            allowed = [
+                i
+                for i, c in enumerate(chunks)
+                if (flt.tenant is None or c.tenant == flt.tenant)
+                and (flt.doc_ids is None or c.doc_id in flt.doc_ids)
+            ]
+            for target in rng.choice(allowed, size=min(20, len(allowed)), replace=False):
                 query = vectors[target] + 0.05 * rng.standard_normal(64).astype(np.float32)
                 request = SearchRequest("q", query, k=5, mode=SearchMode.DENSE, filter=flt)
                 got = hnsw.search(request)
                 want = exact.search(request)
+                assert want[0].chunk.id == chunks[target].id
                 assert got[0].chunk.id == want[0].chunk.id
                 assert got[0].dense == pytest.approx(want[0].dense, abs=1e-5)
-                if flt.tenant:
-                    assert all(h.chunk.tenant == flt.tenant for h in got)
+                assert {h.chunk.id for h in got} <= {chunks[i].id for i in allowed}
         assert hnsw._dense is not None and hnsw._dense.matrix.uses_hnsw
         assert exact._dense is not None and not exact._dense.matrix.uses_hnsw
 
@@ -280,3 +286,28 @@ def test_minilm_query_finds_the_right_chunk(tmp_path: Path, minilm) -> None:  # 
                 hits = index.search(SearchRequest(question, minilm.embed_query(question), k=2,
                                                   mode=mode))  # fmt: skip
                 assert hits[0].chunk.id == expected, (question, mode)
+
+
+def test_very_common_terms_are_pruned_from_large_indexes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tellmemore.index.sqlite as module
+
+    emb = FakeEmbedder()
+    chunks = [Chunk(id=f"c{i}", doc_id=f"d{i}", text=f"common filler {i}") for i in range(20)]
+    chunks += [
+        Chunk(id="alpha", doc_id="da", text="common alpha"),
+        Chunk(id="bravo", doc_id="db", text="common bravo"),
+    ]
+    with SQLiteIndex(tmp_path / "index.db", dimension=64) as index:
+        _put(index, emb, chunks)
+        query = "common alpha bravo"
+        assert index._match(query) == '"common" OR "alpha" OR "bravo"'  # small index: all kept
+        monkeypatch.setattr(module, "PRUNE_MIN_CHUNKS", 10)
+        assert index._match(query) == '"alpha" OR "bravo"'
+        assert index._match("common filler") == '"common" OR "filler"'  # two rarest are kept
+        hits = index.search(SearchRequest(query, None, k=10, mode=SearchMode.BM25))
+        assert sorted(h.chunk.id for h in hits) == ["alpha", "bravo"]
+        inside = SearchFilter(doc_ids=("d3", "da"))  # a doc filter keeps every term
+        hits = index.search(SearchRequest(query, None, k=10, mode=SearchMode.BM25, filter=inside))
+        assert {h.chunk.id for h in hits} == {"c3", "alpha"}
