@@ -71,8 +71,14 @@ class Journal:
     # -- runs ---------------------------------------------------------------------------
 
     def begin_run(self, sources: Sequence[str]) -> str:
+        """Record a new run. Runs still marked running were killed: they become interrupted.
+
+        (Two ingestions into one project at the same time are not supported: the
+        second would mark the first interrupted, and they could redo each other's work.)
+        """
         run_id = uuid.uuid4().hex
         with self.state.transaction() as conn:
+            conn.execute("UPDATE ingest_runs SET status = 'interrupted' WHERE status = 'running'")
             conn.execute(
                 "INSERT INTO ingest_runs (run_id, started_at, status, sources) "
                 "VALUES (?, ?, 'running', ?)",
