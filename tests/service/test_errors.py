@@ -70,3 +70,39 @@ def test_unknown_route_is_a_problem_too(client: TestClient) -> None:
     assert r.status_code == 404
     assert r.headers["content-type"].startswith(PROBLEM)
     assert r.json()["type"] == "about:blank"
+
+
+def test_a_failure_mid_stream_ends_with_an_error_event(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tellmemore.errors import EmbeddingError
+
+    from .conftest import parse_sse
+
+    def down(*args: object, **kwargs: object) -> None:
+        raise EmbeddingError("the embedding server timed out after 5 retries")
+
+    monkeypatch.setattr(client.app.state.assistant.retriever, "search", down)  # type: ignore[attr-defined]
+    r = client.post("/v1/chat", json={"message": "How much is the Pro plan?", "stream": True})
+    assert r.status_code == 200  # the stream had started: the error travels in-band
+    events = parse_sse(r.text)
+    assert [n for n, _ in events] == ["resolution", "error"]
+    problem = events[-1][1]
+    assert problem["status"] == 503
+    assert problem["type"] == "urn:tellmemore:problem:embedder-unavailable"
+    assert "timed out" in problem["detail"]
+    whole = client.post("/v1/chat", json={"message": "How much is the Pro plan?"})
+    check_problem(whole, 503, "embedder-unavailable")
+
+
+def test_an_unexpected_error_is_a_500_problem_without_internals(
+    make_client,
+    sample_project,  # type: ignore[no-untyped-def]
+) -> None:
+    from tellmemore.service.deps import get_assistant
+
+    client = make_client(sample_project)
+    client.app.dependency_overrides[get_assistant] = lambda: 1 / 0
+    quiet = TestClient(client.app, raise_server_exceptions=False)
+    body = check_problem(quiet.get("/v1/traces/x"), 500, "internal")
+    assert "ZeroDivisionError" not in body["detail"]
