@@ -58,7 +58,7 @@ from tellmemore.index.milvus_schema import (
     to_chunk,
     to_row,
 )
-from tellmemore.index.sqlite import MAX_DF_FRACTION
+from tellmemore.index.sqlite import MAX_DF_FRACTION, PRUNE_MIN_CHUNKS
 from tellmemore.index.terms import Stemmer, TermStore
 from tellmemore.types import Chunk, Hit, SearchMode, TermStats
 
@@ -382,7 +382,7 @@ class MilvusIndex:
             return []
         k = min(request.k, MAX_TOPK)
         expr = filter_expr(flt)
-        lexical = self._lexical_query(request.text)
+        lexical = self._lexical_query(request.text, prune=flt.doc_ids is None)
         mode = request.mode
         if mode is SearchMode.BM25:
             bm25 = self._bm25(lexical, expr, k)
@@ -406,17 +406,18 @@ class MilvusIndex:
         ranked = [(cid, score, entities[cid]) for cid, score in fused]
         return _hits(ranked, k, bm25=_scores(bm25), dense=_scores(dense))
 
-    def _lexical_query(self, text: str) -> str:
+    def _lexical_query(self, text: str, *, prune: bool) -> str:
         """The stems BM25 searches: SQLite's query terms, minus the same too-common ones.
 
-        As in `SQLiteIndex`, with more than two terms a one-word term found in
-        more than `MAX_DF_FRACTION` of the chunks is dropped unless it is among
-        the two rarest; codes and phrases are always kept.
+        As in `SQLiteIndex`: from `PRUNE_MIN_CHUNKS` chunks on, with more than
+        two terms and no doc_ids filter, a one-word term found in more than
+        `MAX_DF_FRACTION` of the chunks is dropped unless it is among the two
+        rarest; codes and phrases are always kept.
         """
         terms = query_terms(text)
         tokens = self._terms.stemmer.tokens(terms)
-        if len(terms) > 2:
-            n = self._terms.n_chunks
+        n = self._terms.n_chunks
+        if prune and len(terms) > 2 and n >= PRUNE_MIN_CHUNKS:
             stored = self._terms.df(t[0] for t in tokens if len(t) == 1)
             df = [stored.get(t[0], 0) if len(t) == 1 else 0 for t in tokens]
             rarest = set(sorted(range(len(terms)), key=lambda i: df[i])[:2])

@@ -184,3 +184,29 @@ def test_open_index_routes_milvus_lite(project_dir: Path, monkeypatch: pytest.Mo
         assert index.count() == 1
     finally:
         index.close()
+
+
+def test_common_terms_are_pruned_like_sqlite(
+    tmp_path: Path, index: MilvusIndex, fake_embedder: FakeEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tellmemore.index.milvus as milvus_module
+    import tellmemore.index.sqlite as sqlite_module
+    from tellmemore.index.sqlite import SQLiteIndex
+
+    monkeypatch.setattr(milvus_module, "PRUNE_MIN_CHUNKS", 1)
+    monkeypatch.setattr(sqlite_module, "PRUNE_MIN_CHUNKS", 1)
+    sqlite = SQLiteIndex(tmp_path / "index.db", dimension=64)
+    chunks = [make_chunk(key) for key in TEXTS]
+    for engine in (index, sqlite):
+        put(engine, fake_embedder, chunks)  # type: ignore[arg-type]
+    try:
+        # "tier" is in 2 of 6 chunks (> 20%) and not among the two rarest terms: dropped.
+        for flt in (SearchFilter(), SearchFilter(doc_ids=("d-standard",))):
+            request = SearchRequest(
+                "weekend support tier", None, k=10, mode=SearchMode.BM25, filter=flt
+            )
+            got = sorted(h.chunk.id for h in index.search(request))
+            assert got == sorted(h.chunk.id for h in sqlite.search(request))
+            assert got == (["c-weekend"] if flt.doc_ids is None else ["c-standard"])
+    finally:
+        sqlite.close()
