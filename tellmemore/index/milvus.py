@@ -322,6 +322,8 @@ class MilvusIndex:
         Keyset pages as pymilvus's `query_iterator` makes them (`iterator=True`
         asks the server for primary-key order), but with the last id escaped:
         the iterator's own `id > "..."` breaks on an id holding a quote.
+        `reduce_stop_for_best=False` keeps each page exact, so a short page is
+        the last one.
         """
         limit = min(max(batch_size, 1), MAX_TOPK)
         last: str | None = None
@@ -335,7 +337,7 @@ class MilvusIndex:
                 output_fields=list({"id", *fields}),
                 limit=limit,
                 iterator="True",
-                reduce_stop_for_best="True",
+                reduce_stop_for_best="False",
             )
             if not rows:
                 return
