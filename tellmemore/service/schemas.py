@@ -7,9 +7,11 @@ frozen dataclasses and never from loose dicts.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from tellmemore.types import Answer
 
 MAX_REASON_CHARS = 2000
 
@@ -93,7 +95,7 @@ class AnswerModel(BaseModel):
     session_id: str | None
 
     @classmethod
-    def from_answer(cls, answer: Any) -> AnswerModel:
+    def from_answer(cls, answer: Answer) -> AnswerModel:
         return cls.model_validate(answer.to_dict())
 
 

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from tellmemore.answer.stream import AnswerStream
 from tellmemore.assistant import Assistant, Session, parse_history
 from tellmemore.config import Settings
 from tellmemore.errors import InputError
@@ -61,7 +62,7 @@ async def chat(
         parse_history([t.model_dump() for t in body.history]) if body.history is not None else None
     )
 
-    def start():  # type: ignore[no-untyped-def]
+    def start() -> AnswerStream:
         session = open_session(assistant, body, caller)
         return session.stream(body.message, history=history)
 

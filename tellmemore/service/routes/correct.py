@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from tellmemore.service.deps import AssistantDep, CallerDep, SettingsDep, owned_trace
 from tellmemore.service.routes.chat import check_text
 from tellmemore.service.schemas import AnswerModel, CorrectRequest
+from tellmemore.types import Answer
 
 router = APIRouter(prefix="/v1", tags=["chat"])
 
@@ -27,7 +28,7 @@ async def correct(
     """Re-answer the turn of `trace_id` with `standalone_query` as the search query."""
     check_text(body.standalone_query, settings, field="standalone_query")
 
-    def run():  # type: ignore[no-untyped-def]
+    def run() -> Answer:
         original = owned_trace(assistant, caller, trace_id)
         tenant = original.get("tenant", "") if not caller.scoped else caller.tenant
         return assistant.correct(trace_id, body.standalone_query.strip(), tenant=tenant)
