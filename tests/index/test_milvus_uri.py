@@ -72,3 +72,22 @@ def test_filter_expressions() -> None:
     )
     assert filter_expr(doc_id="d", tenant="") == '(tenant == "") and (doc_id == "d")'
     assert in_list("id", []) == "id in []"
+
+
+@pytest.mark.parametrize(
+    ("uri", "module"),
+    [("milvus://localhost:19530", "pymilvus"), ("milvus-lite:x.db", "milvus_lite")],
+)
+def test_without_the_extra_the_error_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, uri: str, module: str
+) -> None:
+    import sys
+
+    from tellmemore.config import Settings
+    from tellmemore.errors import MissingDependencyError
+    from tellmemore.index import open_index
+
+    monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
+    settings = Settings.load(tmp_path, index={"uri": uri})
+    with pytest.raises(MissingDependencyError, match=r"pip install 'tellmemore\[milvus\]'"):
+        open_index(settings, dimension=8)
