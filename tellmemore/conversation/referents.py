@@ -167,17 +167,22 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
     if w == "which" and nxt == "of" and nxt2 in ("them", "these", "those", "the"):
         return _span(message, toks, i, i + 2, ReferentKind.WHICH)
     if w == "the" and nxt == "other":
-        j = i + 2 if nxt2 in ("one", "ones") or (nxt2 and nxt2 not in _NOT_A_HEAD) else i + 1
-        mod = nxt2 if j == i + 2 and nxt2 not in ("one", "ones") else None
-        return _span(message, toks, i, j, ReferentKind.OTHER, modifier=mod)
+        # "the other one", "the other option"; "the other parts of the world" is no pointer
+        if nxt2 in ORDINAL_HEADS:
+            mod = None if nxt2 in ("one", "ones") else nxt2
+            return _span(message, toks, i, i + 2, ReferentKind.OTHER, modifier=mod)
+        if nxt2 is None or nxt2 in FUNCTION_WORDS:
+            return _span(message, toks, i, i + 1, ReferentKind.OTHER)
+        return None
+    if w == "the" and nxt in ("former", "latter"):
+        return _span(message, toks, i, i + 1, ReferentKind.ORDINAL, None, ORDINALS[nxt])
     if w == "the" and nxt in ORDINALS:
+        # "the second one", "the last option", "the former"; not "the final episode"
         head = nxt2
-        if head in TIME_HEADS:
-            return None
-        if head in ORDINAL_HEADS or (head and head not in _NOT_A_HEAD):
+        if head in ORDINAL_HEADS:
             mod = None if head in ("one", "ones") else head
             return _span(message, toks, i, i + 2, ReferentKind.ORDINAL, mod, ORDINALS[nxt])
-        if nxt in ("former", "latter") or head is None or head in FUNCTION_WORDS:
+        if head is None or head in FUNCTION_WORDS or gap2(message, toks, i + 1):
             return _span(message, toks, i, i + 1, ReferentKind.ORDINAL, None, ORDINALS[nxt])
         return None
     if w in ("that", "this", "the") and nxt in ("one", "ones") and not gap:
@@ -191,6 +196,14 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
             return _span(message, toks, i, i, ReferentKind.PERSON)
         return _span(message, toks, i, i, PRONOUNS[w])
     if w in DEMONSTRATIVES:
+        prev = toks[i - 1] if i > 0 else None
+        if (
+            w == "that"
+            and prev is not None
+            and prev.low not in FUNCTION_WORDS
+            and not _boundary_between(message, prev, toks[i])
+        ):
+            return None  # "football that is popular", "know that ...": relative/complement
         if nxt is None or gap:
             return _span(message, toks, i, i, ReferentKind.PRONOUN)
         if nxt in _PRONOUN_AFTER_DEMONSTRATIVE or nxt in ("a", "an"):
@@ -199,6 +212,11 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
             return _span(message, toks, i, i + 1, ReferentKind.DEMONSTRATIVE, modifier=nxt)
         return None
     return None
+
+
+def gap2(message: str, toks: list[Token], i: int) -> bool:
+    """Clause punctuation right after token i."""
+    return i + 1 < len(toks) and _boundary_between(message, toks[i], toks[i + 1])
 
 
 def _boundary_between(message: str, a: Token, b: Token) -> bool:

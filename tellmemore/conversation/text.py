@@ -41,6 +41,8 @@ FUNCTION_WORDS = frozenset(
         meant something anything everything nothing thing things stuff way kind sort
         type bit question questions answer answers info information detail details
         example examples again now also else ever never always often sometimes usually
+        overall however actually basically generally especially particularly probably
+        maybe perhaps
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Words that carry no subject of their own (stopwords plus conversational filler)."""

@@ -28,6 +28,7 @@ from tellmemore.conversation.binding import (
     Salience,
     collect_candidates,
     list_items,
+    phrases,
     sentences,
 )
 from tellmemore.conversation.compose import (
@@ -98,6 +99,9 @@ class _Run:
         self.history = history
         self.context = context
         self.salience = Salience(context.term_stats)
+        self._inner: tuple[str, int] | None = None
+        """(message, end of its first name or distinctive phrase): pronouns after it
+        may point inside the message."""
 
     def resolve(self, message: str, *, depth: int, prefer: str | None = None) -> Resolution:
         history = self.history
@@ -146,6 +150,8 @@ class _Run:
         bindings: dict[str, str] = {}
         from_assistant = False
         for ref in refs:
+            if prefer is None and self._bound_in_message(message, ref):
+                continue
             out = self._bind_one(ref, cands, items, list_turn, prefer)
             if isinstance(out, _Ambiguous):  # a coin flip between alternatives: ask
                 return Resolution(
@@ -161,6 +167,10 @@ class _Run:
             bindings[ref.text] = text
             edits.append((ref, _replacement(ref, phrase, text, message)))
             from_assistant |= source_role != "user"
+        if not edits and all(self._bound_in_message(message, r) for r in refs):
+            if ellipsis is not None:
+                return self._ellipsis(message, ellipsis, cands, depth)
+            return Resolution(query=message)  # "North Carolina ... its weather": inside
         if not edits:
             if ellipsis is not None:
                 return self._ellipsis(message, ellipsis, cands, depth)
@@ -215,6 +225,20 @@ class _Run:
         if best.score < C.MIN_ANTECEDENT:
             return None
         return best.phrase, best.role
+
+    def _bound_in_message(self, message: str, ref: Referent) -> bool:
+        """A pronoun whose antecedent is earlier in the same message ("What about HIV?
+        did it kill many people?"): a name or a distinctive phrase before it."""
+        if ref.kind not in (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE, ReferentKind.PERSON):
+            return False
+        if self._inner is None or self._inner[0] != message:
+            first = len(message) + 1
+            for p in phrases(message):
+                if p.capitalized or self.salience.phrase(p.stems) >= C.DISTINCTIVE_IDF:
+                    first = message.find(p.text) + len(p.text)
+                    break
+            self._inner = (message, first)
+        return self._inner[1] <= ref.start
 
     def _alternative(
         self, ref: Referent, items: list[Phrase], list_turn: int
