@@ -235,22 +235,25 @@ def _units(block: Block) -> tuple[str, list[str], str]:
 
 
 def _split_words(text: str, budget: int, count: CountTokens) -> list[str]:
-    """Pieces of `text` of at most `budget` tokens, cut between words (or inside a giant word)."""
+    """Pieces of `text` of at most about `budget` tokens, cut between words (or inside a giant
+    word). Word counts are summed (linear, not re-counting the growing piece); `_fit` then
+    measures each chunk for real, for tokenizers where counts are not additive."""
     pieces: list[str] = []
     current: list[str] = []
+    used = 0
     for word in text.split():
-        if count(word) > budget:
+        n = count(word)
+        if n > budget:
             if current:
                 pieces.append(" ".join(current))
-                current = []
+                current, used = [], 0
             pieces.extend(_split_chars(word, budget, count))
             continue
-        trial = " ".join([*current, word])
-        if current and count(trial) > budget:
+        if current and used + n > budget:
             pieces.append(" ".join(current))
-            current = [word]
-        else:
-            current.append(word)
+            current, used = [], 0
+        current.append(word)
+        used += n
     if current:
         pieces.append(" ".join(current))
     return pieces
