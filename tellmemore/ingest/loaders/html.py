@@ -13,7 +13,8 @@ from __future__ import annotations
 import warnings
 from typing import ClassVar
 
-from bs4 import BeautifulSoup, Comment, NavigableString, Tag
+from bs4 import BeautifulSoup
+from bs4.element import Comment, NavigableString, PageElement, Tag
 
 from tellmemore.errors import LoaderError
 from tellmemore.ingest.loaders.base import Document, LoadResult, Source
@@ -79,13 +80,13 @@ def _squash(text: str) -> str:
     return " ".join(text.split())
 
 
-def _inline(node: Tag | NavigableString) -> str:
+def _inline(node: PageElement) -> str:
     """Inline text of a node, whitespace collapsed, `<br>` kept as a line break."""
     if isinstance(node, Comment):
         return ""
     if isinstance(node, NavigableString):
         return str(node)
-    if node.name in _DROP:
+    if not isinstance(node, Tag) or node.name in _DROP:
         return ""
     if node.name == "br":
         return _BR
