@@ -20,6 +20,10 @@ longer in the given sources but whose source path lies under one of them are
 deleted with their chunks; files that failed to load this time are never
 deleted for it (a broken file must not cost its indexed version).
 
+Chunks that look like prompt injection ("ignore previous instructions", fake
+"system:" turns) carry `metadata["flags"]`; `IngestReport.flagged` lists those
+of the documents chunked in this run (an unchanged document is not re-read).
+
 An embedding failure is isolated to its documents (the batch is retried per
 document); they are reported as skipped and the run goes on. After
 `MAX_CONSECUTIVE_FAILURES` failed calls in a row the embedder is taken as
