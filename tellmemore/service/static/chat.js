@@ -383,16 +383,16 @@
     if (state.busy) return;
     $("#welcome")?.remove();
     setBusy(true);
-    thread.append(el("div", { class: "msg-user", text: message }));
+    const bubble = el("div", { class: "msg-user", text: message });
     const view = new AnswerView();
-    thread.append(view.node);
+    thread.append(bubble, view.node);
     scrollDown(true);
     try {
       const body = { message, stream: true };
       if (state.sessionId) body.session_id = state.sessionId;
       const res = await post("/v1/chat", body);
       if (!res.ok) {
-        if (res.status === 401) state.pending = message;
+        if (res.status === 401) state.pending = { message, nodes: [bubble, view.node] };
         view.fail(await problemOf(res));
         return;
       }
@@ -473,10 +473,11 @@
     if (!key) return;
     localStorage.setItem(KEY_STORE, key);
     $("#auth-banner").hidden = true;
-    if (state.pending) {
-      const again = state.pending;
+    if (state.pending) {  // send the refused message again, in place of the failed attempt
+      const { message, nodes } = state.pending;
       state.pending = null;
-      ask(again);
+      for (const node of nodes) node.remove();
+      ask(message);
     }
   });
 
