@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from tellmemore.conversation import constants as C
@@ -53,7 +53,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“])|\n+")
 _BULLET = re.compile(r"^\s*(?:[-*•·▪●]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+(.*\S)")
 _LEAD_CHARS = 80
 """Only a sentence's opening can hold its list label."""
-_COUNT_WORDS = frozenset(
+_COUNT_WORDS = frozenset(  # an announcement ("Two tiers.") is no item
     """
         two three four five both several following options tiers
         """.split()  # noqa: SIM905 - a word list reads better as text
@@ -296,15 +296,28 @@ def _parallel_sentences(sents: list[str], answer: str) -> list[Phrase]:
         j = i
         while j < len(leads) and leads[j] is not None:
             j += 1
-        group = [p for p in leads[i:j] if p is not None]
-        if len(group) >= 2:
-            labels = _shared_head_labels(group)
-            if labels is None and any(w in answer.lower().split() for w in _COUNT_WORDS):
-                labels = [_truncate(p, 2) for p in group]
-            if labels is not None and len(labels) > len(best):
+        group = [p for p in leads[i:j] if p is not None and p.stems[0] not in _COUNT_WORDS]
+        for labels in _shared_runs(group):
+            if len(labels) > len(best):
                 best = labels
+        if not best and len(group) >= 2 and _COUNT_WORDS & set(answer.lower().split()):
+            best = [_truncate(p, 2) for p in group]
         i = j + 1
     return best
+
+
+def _shared_runs(group: list[Phrase]) -> Iterator[list[Phrase]]:
+    """Maximal consecutive sub-runs (2+) of lead phrases sharing a head word."""
+    start = 0
+    while start < len(group) - 1:
+        end = start + 1
+        while end < len(group) and _shared_head_labels(group[start : end + 1]) is not None:
+            end += 1
+        if end - start >= 2:
+            labels = _shared_head_labels(group[start:end])
+            if labels is not None:
+                yield labels
+        start = max(end, start + 1) if end - start >= 2 else start + 1
 
 
 def _shared_head_labels(group: list[Phrase]) -> list[Phrase] | None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience, TermStatsLookup
+from tellmemore.conversation.compose import parse_clarification
 from tellmemore.conversation.referents import find_ellipsis, find_referents
 from tellmemore.conversation.text import COMMON_VERBS, FUNCTION_WORDS, content_words, words
 from tellmemore.types import Turn
@@ -40,6 +41,9 @@ def gate(
     """Whether `message` must be resolved; the reason names the trigger. Never raises."""
     if not any(t.content.strip() for t in history):
         return GateResult(False, "first turn")
+    last = history[-1] if history else None
+    if last is not None and last.role == "assistant" and parse_clarification(last.content):
+        return GateResult(True, "reply to a clarifying question")
     refs = find_referents(message)
     if refs:
         return GateResult(True, f"referent: {refs[0].text.lower()!r}")

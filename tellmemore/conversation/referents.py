@@ -240,7 +240,11 @@ def find_ellipsis(message: str) -> Ellipsis | None:
         if m is None:
             continue
         opener = m.group(0)
-        fragment = text[m.end() :].strip(" ,.;:?!-\t\n")
+        rest = text[m.end() :]
+        end = re.search(r"[.?!;]\s", rest)
+        if end is not None and len(tokenize(rest[end.end() :])) >= 2:
+            return None  # "What about Status Page? does it send emails?": a topic + a question
+        fragment = rest.strip(" ,.;:?!-\t\n")
         if kind is None:
             kind = _fragment_kind(fragment)
         if opener.lower().strip() in ("and", "or", "also", "plus") and _is_full_question(fragment):

@@ -162,3 +162,26 @@ def test_person_pronoun_binds_a_name() -> None:
 def test_latency_is_about_a_millisecond() -> None:
     res = resolve("does that one cover weekends?", CLOUD_CONNECT_CHOSEN)
     assert 0 < res.latency_ms < 50  # generous bound for a loaded CI box; bench/ measures p50
+
+
+def test_the_latter_is_the_second_alternative_not_the_announcement() -> None:
+    res = resolve("is the latter faster?", CLOUD_CONNECT)
+    assert res.bindings["the latter"] == "Enterprise escalation"
+
+
+def test_chained_ellipses_unwind_to_the_first_full_question() -> None:
+    history = [*SHOPS, U("and on Sundays?"), A("Shops close at 5 pm on Sundays.")]
+    res = resolve("and on holidays?", history)
+    assert res.query == "What time do shops close on holidays?"
+
+
+def test_a_verb_before_the_pronoun_is_no_antecedent() -> None:
+    res = resolve("how do I close it?", CLOUD_CONNECT_LONG)
+    assert "cloud connect ticket" in res.query.lower()
+
+
+def test_a_name_earlier_in_the_message_keeps_the_pronoun_inside() -> None:
+    message = "What about Status Page? does it send emails?"
+    res = resolve(message, CLOUD_CONNECT_LONG)
+    assert res.query == message
+    assert res.bindings == {}

@@ -7,7 +7,7 @@ import pytest
 from tellmemore.conversation.gate import gate
 from tellmemore.types import TermStats
 
-from .histories import CLOUD_CONNECT, CLOUD_CONNECT_LONG, MONTHLY_PASS, SHOPS, corpus_stats
+from .histories import CLOUD_CONNECT, CLOUD_CONNECT_LONG, MONTHLY_PASS, SHOPS, A, U, corpus_stats
 
 
 def test_first_turn_needs_nothing() -> None:
@@ -83,3 +83,13 @@ def test_a_failing_term_stats_lookup_does_not_raise() -> None:
         raise RuntimeError("index closed")
 
     assert gate("weekends?", CLOUD_CONNECT, broken).needs_resolution
+
+
+def test_a_reply_to_a_clarifying_question_is_resolved() -> None:
+    history = [
+        *CLOUD_CONNECT,
+        U("does that one cover weekends?"),
+        A("Do you mean Standard or Enterprise escalation?"),
+    ]
+    result = gate("the enterprise escalation tier on cloud connect", history, corpus_stats())
+    assert (result.needs_resolution, result.reason) == (True, "reply to a clarifying question")

@@ -234,7 +234,8 @@ class _Run:
         if self._inner is None or self._inner[0] != message:
             first = len(message) + 1
             for p in phrases(message):
-                if p.capitalized or self.salience.phrase(p.stems) >= C.DISTINCTIVE_IDF:
+                distinctive = self.salience.phrase(p.stems) >= C.DISTINCTIVE_IDF
+                if p.capitalized or (len(p.stems) >= 2 and distinctive):
                     first = message.find(p.text) + len(p.text)
                     break
             self._inner = (message, first)
