@@ -10,8 +10,8 @@ call never outlives `deadline_s`:
 - timeout: not retried (a slow server stays slow), kind "timeout".
 
 Every failure is an `LLMError` with a `kind` (timeout, rate_limit, server,
-connection, client, malformed, stream_cut, empty), so callers degrade instead of
-crashing:
+connection, client, bad_request, malformed, stream_cut, empty), so callers degrade
+instead of crashing:
 
     client = LLMClient(LLMSettings(base_url="http://localhost:11434/v1", model="qwen2.5"))
     text = client.complete_text([{"role": "user", "content": "Say hi"}])
@@ -111,7 +111,7 @@ class LLMClient:
                 lambda timeout: self._create(messages, timeout=timeout, response_format=fmt)
             )
         except LLMError as exc:
-            if exc.kind != "client" or not self._json_schema_ok:
+            if exc.kind != "bad_request" or not self._json_schema_ok:
                 raise
             logger.info("endpoint rejected json_schema output (%s); using json_object", exc)
             self._json_schema_ok = False
@@ -216,9 +216,16 @@ class LLMClient:
                 raise LLMError(
                     f"LLM endpoint {s.base_url} refused the request "
                     f"(HTTP {exc.status_code}): {exc.message}",
-                    kind="server" if exc.status_code >= 500 else "client",
+                    kind=_status_kind(exc.status_code),
                 ) from None
             attempt += 1
+
+
+def _status_kind(status: int) -> str:
+    """400/422 may mean an unsupported parameter (json_schema); other 4xx will not heal."""
+    if status >= 500:
+        return "server"
+    return "bad_request" if status in (400, 422) else "client"
 
 
 def _content(resp: Any) -> str:

@@ -44,7 +44,7 @@ EDIT_CUES = frozenset(
         shorter shorten longer lengthen simpler simplify simplified rephrase reword
         rewrite paraphrase summarise summarize summary tldr tl;dr concise briefer brief
         condense bullet bullets bulleted points list table translate repeat clearer
-        clarify
+        clarify simply easier
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Words that ask to reshape an answer rather than to find something new."""
@@ -54,7 +54,7 @@ EDIT_FILLER = frozenset(
         can could would will you please make it that this your the answer response reply
         last previous above a an in into as to me for more less bit little just again
         say put write turn give show format into form simple plain english terms words
-        and with of them those points so
+        and with of them those points so explain version
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Words allowed around an edit cue; anything else names a topic and retrieves."""
@@ -70,7 +70,7 @@ class DecideResult:
 
 def decide(message: str, history: Sequence[Turn]) -> DecideResult:
     """Whether `message` needs retrieval; never raises, defaults to RETRIEVE."""
-    ws = words(message)
+    ws = words(message.lower().replace("tl;dr", "tldr"))
     if not ws:
         return DecideResult(Decision.RETRIEVE, "no words")
     text = " ".join(ws)

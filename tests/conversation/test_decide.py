@@ -57,3 +57,11 @@ def test_a_long_edit_request_must_point_at_the_answer() -> None:
     assert decide("could you please give me a summary in plain english", PRIOR).decision is (
         Decision.RETRIEVE
     )
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["explain that in simpler terms", "shorter please", "a shorter version please", "tl;dr"],
+)
+def test_more_requests_about_the_last_answer(message: str) -> None:
+    assert decide(message, PRIOR).decision is Decision.ABOUT_LAST_ANSWER
