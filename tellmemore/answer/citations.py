@@ -9,7 +9,7 @@ SNIPPET_CHARS = 240
 
 def citation(hit: Hit, snippet: str | None = None) -> Citation:
     chunk = hit.chunk
-    body = snippet if snippet is not None else _body(chunk.text)
+    body = snippet if snippet is not None else _body(chunk.text, chunk.header)
     if len(body) > SNIPPET_CHARS:
         body = body[: SNIPPET_CHARS - 1].rsplit(" ", 1)[0] + "…"
     return Citation(
@@ -24,8 +24,8 @@ def citation(hit: Hit, snippet: str | None = None) -> Citation:
     )
 
 
-def _body(text: str) -> str:
+def _body(text: str, header: str) -> str:
     lines = text.splitlines()
-    if len(lines) > 1 and " > " in lines[0]:
+    if len(lines) > 1 and (lines[0].strip() == header or " > " in lines[0]):
         lines = lines[1:]
     return " ".join(line.strip() for line in lines if line.strip())

@@ -90,6 +90,8 @@ MAX_SENTENCES = 3
 """At most this many sentences: enough to answer, short enough to read."""
 MAX_CHUNKS = 3
 """Only the best few chunks are quoted; lower ones are usually near-misses."""
+HEADER_WEIGHT = 0.5
+"""Weight of query terms a sentence inherits from its chunk header."""
 RELATIVE_FLOOR = 0.5
 """A sentence scoring below half the best one is not worth quoting."""
 
@@ -118,14 +120,14 @@ def _fold(word: str) -> str:
     return word
 
 
-def sentences(text: str) -> list[str]:
+def sentences(text: str, header: str | None = None) -> list[str]:
     """Sentences, list items and table rows of a chunk, without its header line.
 
     Hard-wrapped paragraph lines are joined first, so a sentence is never cut
     at a line break.
     """
     lines = text.splitlines()
-    if lines and (" > " in lines[0] or lines[0].startswith("#")):
+    if lines and (lines[0].strip() == header or " > " in lines[0] or lines[0].startswith("#")):
         lines = lines[1:]
     blocks: list[str] = []
     paragraph: list[str] = []
@@ -172,7 +174,7 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
     q_terms = set(terms(query))
     candidates: list[tuple[int, int, str, list[str]]] = []
     for hi, hit in enumerate(hits[:MAX_CHUNKS]):
-        for si, sentence in enumerate(sentences(hit.chunk.text)):
+        for si, sentence in enumerate(sentences(hit.chunk.text, hit.chunk.header)):
             candidates.append((hi, si, sentence, terms(sentence)))
     if not candidates:
         return []
@@ -181,9 +183,13 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
         df.update(set(toks))
     n = len(candidates)
     scored: list[tuple[float, int, int, str]] = []
+    header_terms = [set(terms(h.chunk.header)) for h in hits[:MAX_CHUNKS]]
     for hi, si, sentence, toks in candidates:
         overlap = q_terms.intersection(toks)
         lexical = sum(math.log(1 + n / df[t]) for t in overlap)
+        # A sentence is also about its chunk's subject ("... > Enterprise tier"), at a discount.
+        inherited = (q_terms & header_terms[hi]) - overlap
+        lexical += HEADER_WEIGHT * sum(math.log(1 + n / max(df[t], 1)) for t in inherited)
         prior = 1.0 / (1 + hi)
         length_penalty = 1.0 if len(toks) >= 3 else 0.5
         scored.append(((lexical + prior) * length_penalty, hi, si, sentence))
