@@ -9,7 +9,7 @@
 | `section`, `metadata` | JSON | the section path and free metadata, round-tripped |
 | `text` | VARCHAR | the chunk as written, returned by search |
 | `lexical` | VARCHAR, analyzer `standard` | header + text Porter-stemmed, input of BM25 |
-| `sparse` | SPARSE_FLOAT_VECTOR, BM25 | output of the server-side `Function(FunctionType.BM25)` |
+| `sparse` | SPARSE_FLOAT_VECTOR, BM25 k1=1.2 b=0.75 | output of `Function(FunctionType.BM25)` |
 | `dense` | FLOAT_VECTOR(dim), HNSW M=16, COSINE | unit vectors from the embedder |
 
 Why `lexical` holds stems computed by the client: milvus-lite 3.x has only
@@ -61,6 +61,9 @@ FIELDS = (
     "metadata",
 )
 HNSW = {"M": 16, "efConstruction": 200}
+# SQLite FTS5's bm25() constants (Milvus defaults to k1=1.5), so both engines weigh
+# term frequency and length alike.
+BM25_PARAMS = {"bm25_k1": 1.2, "bm25_b": 0.75}
 
 
 # -- filter expressions -----------------------------------------------------------------
@@ -139,7 +142,9 @@ def schema_and_indexes(pm: Any, client: Any, dimension: int, embedder: str | Non
     )
     params = client.prepare_index_params()
     params.add_index("dense", index_type="HNSW", metric_type="COSINE", params=HNSW)
-    params.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
+    params.add_index(
+        "sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25", params=BM25_PARAMS
+    )
     params.add_index("doc_id", index_type="INVERTED")
     return schema, params
 

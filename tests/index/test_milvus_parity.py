@@ -57,7 +57,13 @@ def both(sample_assistant: Assistant, minilm):  # type: ignore[no-untyped-def]
     milvus.close()
 
 
-def test_same_top_hit_in_every_mode_and_same_dense_ranking(both, minilm) -> None:  # type: ignore[no-untyped-def]
+def test_same_rankings_up_to_near_ties(both, minilm) -> None:  # type: ignore[no-untyped-def]
+    """BM25 and dense agree on the top hit; hybrid only up to near-ties.
+
+    The engines' BM25 IDF formulas differ (FTS5: log((N-n+.5)/(n+.5)); Milvus:
+    log(1+(N-n+.5)/(n+.5))), so two hybrid candidates within a few hundredths
+    can swap: each engine's top hybrid hit must be in the other's top two.
+    """
     sqlite, milvus = both
     assert milvus.index.engine == "milvus"
     for query in QUERIES:
@@ -66,9 +72,14 @@ def test_same_top_hit_in_every_mode_and_same_dense_ranking(both, minilm) -> None
             request = SearchRequest(query, vector, k=5, mode=mode, fusion=fusion)
             a = [h.chunk.id for h in sqlite.index.search(request)]
             b = [h.chunk.id for h in milvus.index.search(request)]
-            assert a[:1] == b[:1], (query, mode, fusion, a, b)
+            context = (query, mode, fusion, a, b)
             if mode is SearchMode.DENSE:
-                assert a == b
+                assert a == b, context
+            elif mode is SearchMode.BM25:
+                assert a[:1] == b[:1], context
+            else:
+                assert a[0] in b[:2] and b[0] in a[:2], context
+                assert len(set(a) & set(b)) >= 4, context
 
 
 def test_same_term_statistics(both) -> None:  # type: ignore[no-untyped-def]
