@@ -208,7 +208,9 @@ class MilvusIndex:
 
     def _create(self, dimension: int, embedder: str | None) -> None:
         client = self._client
-        schema, params = schema_and_indexes(self._pm, client, dimension, embedder)
+        schema, params = schema_and_indexes(
+            self._pm, client, dimension, embedder, lite=self.location.is_lite
+        )
         self._call(
             "create_collection",
             client.create_collection,

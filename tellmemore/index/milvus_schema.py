@@ -110,8 +110,15 @@ def and_(*exprs: str) -> str:
 # -- the collection ---------------------------------------------------------------------
 
 
-def schema_and_indexes(pm: Any, client: Any, dimension: int, embedder: str | None) -> Any:
-    """(schema, index params) of a new collection for vectors of `dimension`."""
+def schema_and_indexes(
+    pm: Any, client: Any, dimension: int, embedder: str | None, *, lite: bool
+) -> Any:
+    """(schema, index params) of a new collection for vectors of `dimension`.
+
+    pymilvus sends index params as top-level keys, the server's format;
+    milvus-lite 3.2 reads them only from a nested `params` JSON, so for lite
+    the BM25 constants go nested (otherwise lite silently keeps k1=1.5).
+    """
     dt = pm.DataType
     description = json.dumps({"tellmemore": SCHEMA_VERSION, "embedder": embedder or ""})
     schema = pm.MilvusClient.create_schema(
@@ -143,7 +150,10 @@ def schema_and_indexes(pm: Any, client: Any, dimension: int, embedder: str | Non
     params = client.prepare_index_params()
     params.add_index("dense", index_type="HNSW", metric_type="COSINE", params=HNSW)
     params.add_index(
-        "sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25", params=BM25_PARAMS
+        "sparse",
+        index_type="SPARSE_INVERTED_INDEX",
+        metric_type="BM25",
+        params={"params": BM25_PARAMS} if lite else BM25_PARAMS,
     )
     params.add_index("doc_id", index_type="INVERTED")
     return schema, params

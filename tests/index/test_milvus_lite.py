@@ -210,3 +210,15 @@ def test_common_terms_are_pruned_like_sqlite(
             assert got == (["c-weekend"] if flt.doc_ids is None else ["c-standard"])
     finally:
         sqlite.close()
+
+
+def test_bm25_uses_fts5_constants(index: MilvusIndex, fake_embedder: FakeEmbedder) -> None:
+    texts = {"x": "zeta zeta zeta beta", "y": "zeta gamma", "z": "gamma delta"}
+    put(index, fake_embedder, [make_chunk(k, t) for k, t in texts.items()])
+    hits = index.search(SearchRequest("zeta", None, k=3, mode=SearchMode.BM25))
+    # idf = ln(1 + (3 - 2 + .5) / (2 + .5)); x: tf 3, length 4, average length 8/3
+    idf = np.log(1 + 1.5 / 2.5)
+    k1, b = 1.2, 0.75  # FTS5's; Milvus's default k1=1.5 would give 0.696
+    expected = idf * 3 * (k1 + 1) / (3 + k1 * (1 - b + b * 4 / (8 / 3)))
+    assert hits[0].chunk.id == "c-x"
+    assert hits[0].score == pytest.approx(expected, rel=1e-4)
