@@ -10,9 +10,11 @@ a search and starve torch's query encoding on 2 cores (design.md: dense p95
 instead of spinning.
 
 Filters are a boolean mask over rows applied before top-k: a selective mask
-scores only its rows. Above `hnsw_threshold` rows an HNSW graph (usearch,
-inner product) answers instead; a mask is then applied by over-fetching and
-post-filtering, falling back to exact when too few rows survive.
+scores only its rows. With an HNSW graph (`index.hnsw`, attached by the
+SQLite index above `hnsw_threshold` chunks) the graph proposes candidates
+that the float32 rows rescore exactly; a filter is applied by over-fetching
+(1/fraction kept) and post-filtering, falling back to exact search when the
+filter is selective or too few candidates survive.
 """
 
 from __future__ import annotations
@@ -29,11 +31,17 @@ import numpy as np
 import numpy.typing as npt
 
 from tellmemore.index.base import Vector
+from tellmemore.index.hnsw import Graph
 
 # Below this many rows one BLAS call beats the thread hand-off.
 PARALLEL_MIN_ROWS = 16_384
 # A mask selecting fewer than this fraction of rows scores only those rows.
 SUBSET_FRACTION = 0.25
+# With a graph: a filter keeping fewer than this fraction of rows is searched exactly;
+# otherwise the graph over-fetches by 1/fraction and the filter applies afterwards.
+GRAPH_MIN_FRACTION = 0.05
+# Candidates asked of the graph (at least), all rescored exactly.
+GRAPH_MIN_FETCH = 100
 
 _blas_lock = threading.Lock()
 _blas_depth = 0
@@ -106,23 +114,32 @@ def top_k(scores: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.int64]:
 
 
 class DenseMatrix:
-    """Unit vectors in rows; `search` returns (positions, cosine scores), best first."""
+    """Unit vectors in rows, keyed by sorted chunk rowids; optionally an HNSW graph over them.
+
+    `search` returns (positions, cosine scores), best first. With a graph, the
+    graph proposes candidates and the float32 rows rescore them exactly.
+    """
 
     def __init__(
-        self, matrix: Vector, *, hnsw_threshold: int = 200_000, threads: int | None = None
+        self,
+        matrix: Vector,
+        *,
+        keys: npt.NDArray[np.int64] | None = None,
+        graph: Graph | None = None,
+        threads: int | None = None,
     ) -> None:
         self.matrix = np.ascontiguousarray(matrix, dtype=np.float32)
-        self.hnsw_threshold = hnsw_threshold
+        n = self.matrix.shape[0]
+        self.keys = np.arange(n, dtype=np.int64) if keys is None else keys
+        self.graph = graph
         self.threads = threads or default_threads()
-        self._hnsw: Any = None
-        self._hnsw_lock = threading.Lock()
 
     def __len__(self) -> int:
         return int(self.matrix.shape[0])
 
     @property
     def uses_hnsw(self) -> bool:
-        return len(self) > self.hnsw_threshold
+        return self.graph is not None
 
     def scores(self, query: Vector) -> npt.NDArray[np.float32]:
         """Cosine of the query with every row (exact)."""
@@ -151,8 +168,8 @@ class DenseMatrix:
         n = len(self)
         if n == 0 or k <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        if self.uses_hnsw:
-            found = self._search_hnsw(query, k, mask)
+        if self.graph is not None:
+            found = self._search_graph(query, k, mask)
             if found is not None:
                 return found
         return self.search_exact(query, k, mask)
@@ -176,42 +193,30 @@ class DenseMatrix:
         best = top_k(sub, k)
         return rows[best], sub[best]
 
-    def _index(self) -> Any:
-        with self._hnsw_lock:
-            if self._hnsw is None:
-                from usearch.index import Index as UIndex
-
-                index = UIndex(
-                    ndim=self.matrix.shape[1],
-                    metric="ip",
-                    dtype="f32",
-                    connectivity=16,
-                    expansion_add=128,
-                    expansion_search=96,
-                )
-                index.add(np.arange(len(self), dtype=np.uint64), self.matrix, threads=self.threads)
-                self._hnsw = index
-            return self._hnsw
-
-    def _search_hnsw(
+    def _search_graph(
         self, query: Vector, k: int, mask: npt.NDArray[np.bool_] | None
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]] | None:
-        index = self._index()
-        if mask is None:
-            fetch = k
-        else:
-            allowed = int(mask.sum())
-            if allowed == 0:
-                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-            if allowed <= self.hnsw_threshold:
-                return None  # the filtered set is small enough for exact search
-            fetch = min(len(self), int(k * len(self) / allowed * 2) + k)
-        matches = index.search(query, fetch, threads=1)
-        keys = np.asarray(matches.keys, dtype=np.int64)
-        scores = (1.0 - np.asarray(matches.distances, dtype=np.float32)).astype(np.float32)
+        """Graph candidates rescored exactly; None means: search exactly instead."""
+        graph = self.graph
+        if graph is None:
+            return None
+        n = len(self)
+        allowed = n if mask is None else int(mask.sum())
+        if allowed == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        if allowed < GRAPH_MIN_FRACTION * n:
+            return None  # a selective filter: scanning its rows is cheap and exact
+        fetch = min(n, int(max(GRAPH_MIN_FETCH, 2 * k) * n / allowed))
+        keys = graph.search(query, fetch)
+        positions = np.searchsorted(self.keys, keys)
+        inside = positions < n
+        positions, keys = positions[inside], keys[inside]
+        positions = positions[self.keys[positions] == keys]  # drop rows the matrix lacks
         if mask is not None:
-            keep = mask[keys]
-            keys, scores = keys[keep], scores[keep]
-            if keys.size < k:
-                return None
-        return keys[:k], scores[:k]
+            positions = positions[mask[positions]]
+        if positions.size < min(k, allowed):
+            return None  # the filter left too few candidates
+        with blas_single_thread():
+            scores = self.matrix[positions] @ query
+        best = top_k(scores, k)
+        return positions[best], scores[best]

@@ -311,3 +311,62 @@ def test_very_common_terms_are_pruned_from_large_indexes(
         inside = SearchFilter(doc_ids=("d3", "da"))  # a doc filter keeps every term
         hits = index.search(SearchRequest(query, None, k=10, mode=SearchMode.BM25, filter=inside))
         assert {h.chunk.id for h in hits} == {"c3", "alpha"}
+
+
+def test_hnsw_graph_follows_writes_and_is_saved_beside_the_db(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tellmemore.index import hnsw as hnsw_module
+
+    chunks, vectors = _random_corpus(300, 64)
+    path = tmp_path / "index.db"
+
+    def search(index: SQLiteIndex, vector: np.ndarray) -> list[str]:
+        request = SearchRequest("q", vector, k=3, mode=SearchMode.DENSE)
+        return [h.chunk.id for h in index.search(request)]
+
+    with SQLiteIndex(path, dimension=64, hnsw_threshold=10) as index:
+        index.upsert(chunks, vectors)
+        assert search(index, vectors[7])[0] == "r7"  # builds and saves the graph
+        saved = list(tmp_path.glob("index.db.*.usearch"))
+        assert len(saved) == 1
+        graph = index._graph
+        assert graph is not None and len(graph) == 300
+
+        # Writes update the same graph in place: a moved vector, a new chunk, a deletion.
+        index.upsert([chunks[5]], vectors[9:10])
+        new = Chunk(id="new", doc_id="doc-new", text="new chunk")
+        index.upsert([new], vectors[11:12] * -1)
+        index.delete(["r20"])
+        assert search(index, vectors[9])[:2] in (["r5", "r9"], ["r9", "r5"])
+        assert search(index, -vectors[11])[0] == "new"
+        assert "r20" not in search(index, vectors[20])
+        assert index._graph is graph and len(graph) == 300
+
+    # Another process opens the index: it loads the saved graph and applies the changes
+    # made since, never rebuilding.
+    def no_build(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the graph was rebuilt instead of loaded")
+
+    monkeypatch.setattr(hnsw_module.Graph, "build", no_build)
+    with SQLiteIndex(path, dimension=64, hnsw_threshold=10) as other:
+        assert search(other, -vectors[11])[0] == "new"
+        assert "r20" not in search(other, vectors[20])
+        assert search(other, vectors[100])[0] == "r100"
+
+
+def test_a_rebuilt_index_never_loads_a_stale_graph(tmp_path: Path) -> None:
+    chunks, vectors = _random_corpus(100, 64)
+    path = tmp_path / "index.db"
+    with SQLiteIndex(path, dimension=64, hnsw_threshold=10) as index:
+        index.upsert(chunks, vectors)
+        index.search(SearchRequest("q", vectors[0], mode=SearchMode.DENSE))
+    for p in tmp_path.glob("index.db*"):
+        if not p.name.endswith(".usearch"):
+            p.unlink()
+    shuffled = vectors[::-1].copy()
+    with SQLiteIndex(path, dimension=64, hnsw_threshold=10) as index:
+        index.upsert(chunks, shuffled)
+        hits = index.search(SearchRequest("q", shuffled[3], k=1, mode=SearchMode.DENSE))
+        assert hits[0].chunk.id == "r3"
+        assert hits[0].dense == pytest.approx(1.0, abs=1e-4)
