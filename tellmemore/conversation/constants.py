@@ -13,6 +13,8 @@ UNSEEN_WEIGHT = 0.3
 """Weight of a word the index has never seen (df 0): it matches nothing there."""
 LOW_SIGNAL_WORDS = 3
 """A message with at most this many content words and none distinctive needs resolving."""
+OWN_SUBJECT_WORDS = 2
+"""An ellipsis fragment with this many distinctive words names its own subject: no carry."""
 FRAGMENT_WORDS = 2
 """A verbless keyword fragment ("Disaster Recovery.") this short needs resolving."""
 

@@ -87,7 +87,9 @@ def extractive_summary(
     return "; ".join(text for _, text in best)[:SUMMARY_MAX_CHARS]
 
 
-def llm_summary(turns: Sequence[Turn], llm: LLMClient, *, previous: str = "") -> str:
+def llm_summary(
+    turns: Sequence[Turn], llm: LLMClient, *, previous: str = "", deadline: float | None = None
+) -> str:
     """A model-written running summary; raises LLMError (callers fall back)."""
     lines = [f"{t.role}: {t.content[:600]}" for t in turns]
     if previous:
@@ -96,7 +98,8 @@ def llm_summary(turns: Sequence[Turn], llm: LLMClient, *, previous: str = "") ->
         [
             {"role": "system", "content": SUMMARY_PROMPT},
             {"role": "user", "content": "\n".join(lines)},
-        ]
+        ],
+        deadline=deadline,
     )
     return " ".join(text.split())[:SUMMARY_MAX_CHARS]
 
@@ -109,6 +112,8 @@ class RollingSummary:
     summary_every: int = 4
     llm: LLMClient | None = None
     term_stats: TermStatsLookup | None = None
+    deadline: float | None = None
+    """`time.monotonic()` instant by which the LLM summary must be written (the turn's budget)."""
 
     def due(self, history: Sequence[Turn], summary_upto: int) -> bool:
         """True when at least `summary_every` turns have left the window since the last
@@ -125,7 +130,10 @@ class RollingSummary:
         new_turns = older[summary_upto:]
         if self.llm is not None:
             try:
-                return llm_summary(new_turns, self.llm, previous=summary), len(older)
+                summary_text = llm_summary(
+                    new_turns, self.llm, previous=summary, deadline=self.deadline
+                )
+                return summary_text, len(older)
             except LLMError as exc:
                 logger.warning("summary refresh by LLM failed (%s); using extractive", exc)
         text = extractive_summary(new_turns, term_stats=self.term_stats, previous=summary)

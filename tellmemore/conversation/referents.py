@@ -117,7 +117,10 @@ _OPENERS: tuple[tuple[re.Pattern[str], EllipsisKind | None], ...] = tuple(
         (r"^(?:and|but) (?:what|how) (?:if|for|on|in|about)\b", None),
         (r"^what if\b", EllipsisKind.MORE),
         (r"^(?:and|or|also|plus)\b", None),
-        (r"^(?:can you |could you |please )?(?:tell me|say) (?:a bit |a little )?more\b", None),
+        (
+            r"^(?:can you |could you |please )?(?:tell me|say) (?:a bit |a little )?more\b",
+            EllipsisKind.MORE,
+        ),
         (
             r"^(?:go on|continue|more details?|more info(?:rmation)?|anything else|what else)\b",
             EllipsisKind.MORE,

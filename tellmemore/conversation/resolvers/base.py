@@ -27,6 +27,9 @@ class ResolveContext:
     """Rolling summary of turns older than the window (may be empty)."""
     window: int = 3
     """Recent exchanges the resolver reads verbatim."""
+    deadline: float | None = None
+    """The `time.monotonic()` instant by which model calls must end (the turn's share of
+    llm.deadline_s); None: each call has its own llm.deadline_s."""
 
 
 @runtime_checkable

@@ -50,6 +50,8 @@ from tellmemore.conversation.referents import (
 )
 from tellmemore.conversation.resolvers.base import ResolveContext
 from tellmemore.conversation.text import (
+    FUNCTION_WORDS,
+    GENERIC_NOUNS,
     content_words,
     missing_protected,
     stem,
@@ -322,6 +324,17 @@ class _Run:
     def _ellipsis(
         self, message: str, ellipsis: Ellipsis, cands: list[Candidate], depth: int
     ) -> Resolution:
+        own = [
+            t.text
+            for t in tokenize(ellipsis.fragment)
+            if t.low not in FUNCTION_WORDS and t.low not in GENERIC_NOUNS
+        ]
+        distinctive = [
+            w for w in own if w[:1].isupper() or self.salience.weight(w) >= C.DISTINCTIVE_IDF
+        ]
+        if len(distinctive) >= C.OWN_SUBJECT_WORDS:
+            # "and about North Carolina in the Civil War": the fragment names its subject
+            return Resolution(query=message)
         prev = self._previous_question(depth)
         if ellipsis.kind == EllipsisKind.MORE or prev is None:
             return self._carry(message, cands, key=ellipsis.opener.strip().lower())
@@ -356,13 +369,13 @@ class _Run:
         user = [c for c in cands if c.role in ("user", "summary")]
         picked: list[Candidate] = []
         if user:
-            recent = max(user, key=lambda c: (c.turn, c.score))
-            recent_turn = [c for c in user if c.turn == recent.turn]
-            picked.append(max(recent_turn, key=lambda c: c.score))
+            last_turn = max(c.turn for c in user)
+            picked.append(max((c for c in user if c.turn == last_turn), key=lambda c: c.score))
+            # then the best phrase of any other user turn (often the first: the topic)
             for c in user:
                 if len(picked) >= C.CARRY_PHRASES:
                     break
-                if c is not picked[0] and not set(c.stems) & set(picked[0].stems):
+                if not set(c.stems) & {s for p in picked for s in p.stems}:
                     picked.append(c)
         elif cands:
             picked.append(cands[0])

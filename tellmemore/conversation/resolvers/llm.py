@@ -95,7 +95,7 @@ class LLMResolver:
         reason = "no attempt"
         for attempt in range(self.attempts):
             try:
-                out = self.llm.complete_json(messages, StandaloneOut)
+                out = self.llm.complete_json(messages, StandaloneOut, deadline=context.deadline)
             except LLMError as exc:
                 reason = f"{exc.kind}: {exc}"
                 if exc.kind == "malformed" and attempt + 1 < self.attempts:
