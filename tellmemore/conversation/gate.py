@@ -15,7 +15,15 @@ from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience, TermStatsLookup
 from tellmemore.conversation.compose import parse_clarification
 from tellmemore.conversation.referents import find_ellipsis, find_referents
-from tellmemore.conversation.text import COMMON_VERBS, FUNCTION_WORDS, content_words, words
+from tellmemore.conversation.text import (
+    COMMON_VERBS,
+    FUNCTION_WORDS,
+    content_words,
+    is_content,
+    is_protected,
+    tokenize,
+    words,
+)
 from tellmemore.types import Turn
 
 _QUESTION_WORDS = frozenset(
@@ -56,11 +64,22 @@ def gate(
     sal = salience if salience is not None else Salience(term_stats)
     sal.prime([message])
     distinctive = [w for w in content if sal.weight(w) >= C.DISTINCTIVE_IDF]
-    if len(content) <= C.LOW_SIGNAL_WORDS and not distinctive:
+    if len(content) <= C.LOW_SIGNAL_WORDS and not distinctive and not _names(message):
         return GateResult(True, "too little signal")
     if len(content) <= C.FRAGMENT_WORDS and _is_fragment(message):
         return GateResult(True, "keyword fragment")
     return GateResult(False, "self-contained")
+
+
+def _names(message: str) -> list[str]:
+    """Names and codes the message brings itself ("NASA", "Clipper"): its own subject.
+    The first word's capital is the sentence's, not a name's."""
+    toks = tokenize(message)
+    return [
+        t.text
+        for i, t in enumerate(toks)
+        if is_content(t.text) and (is_protected(t.text) or (i > 0 and t.text[:1].isupper()))
+    ]
 
 
 def _is_fragment(message: str) -> bool:

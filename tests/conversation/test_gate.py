@@ -93,3 +93,11 @@ def test_a_reply_to_a_clarifying_question_is_resolved() -> None:
     ]
     result = gate("the enterprise escalation tier on cloud connect", history, corpus_stats())
     assert (result.needs_resolution, result.reason) == (True, "reply to a clarifying question")
+
+
+def test_a_name_in_a_short_question_is_its_own_subject() -> None:
+    def common(terms):  # type: ignore[no-untyped-def]
+        return TermStats(1000, {t: 400 for t in terms})
+
+    assert not gate("Does NASA have an intern program?", CLOUD_CONNECT, common).needs_resolution
+    assert gate("does it have an intern program?", CLOUD_CONNECT, common).needs_resolution
