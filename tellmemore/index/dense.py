@@ -1,9 +1,10 @@
 """Dense top-k over an in-memory float32 matrix: exact (NumPy) or HNSW (usearch).
 
 Exact search is one matrix-vector product. It is memory-bound (100k x 384
-float32 is 150 MB read per query): one BLAS thread takes ~12 ms here, so
-large matrices are split in row blocks over a small pool of Python threads,
-each calling BLAS with ONE thread (~6 ms on 2 cores). BLAS is held at one
+float32 is 150 MB read per query): one BLAS thread takes ~12 ms on an idle
+core here, so large matrices are split in row blocks over a small pool of
+Python threads, each calling BLAS with ONE thread (~6 ms on 2 idle cores; no
+gain, and no loss, when other work already fills both cores). BLAS is held at one
 thread during the product because OpenBLAS's own threads keep spinning after
 a search and starve torch's query encoding on 2 cores (design.md: dense p95
 100 ms with OpenBLAS threads, 14 ms with one); Python pool threads block
@@ -22,10 +23,10 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -76,25 +77,6 @@ def blas_single_thread() -> Iterator[None]:
 @functools.cache
 def _pool(workers: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tellmemore-dense")
-
-
-T = TypeVar("T")
-
-
-@functools.cache
-def _beside() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="tellmemore-beside")
-
-
-def run_beside(task: Callable[[], T], *, inline: bool = False) -> Callable[[], T]:
-    """Start `task` on a helper thread so the caller can work meanwhile; call the result to wait.
-
-    `inline=True` runs it now instead (for small work the hand-off costs more).
-    """
-    if inline:
-        value = task()
-        return lambda: value
-    return _beside().submit(task).result
 
 
 def default_threads() -> int:
