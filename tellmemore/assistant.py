@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -232,13 +233,16 @@ class Session:
     ) -> AnswerStream:
         validate_message(message, limit=self.assistant.settings.conversation.max_message_chars)
         turns = parse_history(history) if history is not None else self.history
-        summary = self._refreshed_summary(turns) if self.id is not None else ""
+        # One LLM budget for the whole turn: summary refresh, resolver and generator.
+        deadline = time.monotonic() + self.assistant.settings.llm.deadline_s
+        summary = self._refreshed_summary(turns, deadline) if self.id is not None else ""
         req = TurnRequest(
             message=message,
             history=turns,
             session_id=self.id,
             tenant=self.tenant,
             summary=summary,
+            deadline=deadline,
         )
         return AnswerStream(self.assistant.runner.run(req))
 
@@ -247,7 +251,7 @@ class Session:
     ) -> Answer:
         return self.stream(message, history=history).result()
 
-    def _refreshed_summary(self, turns: list[Turn]) -> str:
+    def _refreshed_summary(self, turns: list[Turn], deadline: float | None = None) -> str:
         """The rolling summary of turns older than the window, refreshed every few turns."""
         from tellmemore.conversation.history import RollingSummary
 
@@ -261,6 +265,7 @@ class Session:
             summary_every=conv.summary_every,
             llm=self.assistant.llm,
             term_stats=self.assistant.index.term_stats,
+            deadline=deadline,
         )
         if rolling.due(turns, upto):
             summary, upto = rolling.update(turns, summary, upto)

@@ -2,7 +2,8 @@
 
 Wraps the `openai` SDK (an optional dependency: `pip install 'tellmemore[llm]'`),
 with the SDK's own retries off and a bounded policy of ours instead, so that a
-call never outlives `deadline_s`:
+call never outlives `deadline_s`, nor the `deadline` a caller passes (a turn shares one
+LLM budget between the resolver, the summary and the generator):
 
 - 429: wait the server's Retry-After when it is at most `max_retry_after_s` (and
   fits the deadline), else fail at once with kind "rate_limit";
@@ -87,12 +88,18 @@ class LLMClient:
 
     # --- public calls ------------------------------------------------------------------
 
-    def complete_text(self, messages: Sequence[Message]) -> str:
-        """The assistant's reply as text; LLMError(kind="empty") when there is none."""
-        resp = self._with_retries(lambda timeout: self._create(messages, timeout=timeout))
+    def complete_text(self, messages: Sequence[Message], *, deadline: float | None = None) -> str:
+        """The assistant's reply as text; LLMError(kind="empty") when there is none.
+
+        `deadline` (a `time.monotonic()` instant) ends the call earlier than `deadline_s`."""
+        resp = self._with_retries(
+            lambda timeout: self._create(messages, timeout=timeout), deadline=deadline
+        )
         return _content(resp)
 
-    def complete_json(self, messages: Sequence[Message], schema: type[M]) -> M:
+    def complete_json(
+        self, messages: Sequence[Message], schema: type[M], *, deadline: float | None = None
+    ) -> M:
         """A reply validated against `schema`; LLMError(kind="malformed") when it is not."""
         fmt: dict[str, Any]
         if self._json_schema_ok:
@@ -108,26 +115,37 @@ class LLMClient:
             fmt = {"type": "json_object"}
         try:
             resp = self._with_retries(
-                lambda timeout: self._create(messages, timeout=timeout, response_format=fmt)
+                lambda timeout: self._create(messages, timeout=timeout, response_format=fmt),
+                deadline=deadline,
             )
         except LLMError as exc:
             if exc.kind != "bad_request" or not self._json_schema_ok:
                 raise
             logger.info("endpoint rejected json_schema output (%s); using json_object", exc)
             self._json_schema_ok = False
-            return self.complete_json(messages, schema)
+            return self.complete_json(messages, schema, deadline=deadline)
         return parse_json(_content(resp), schema)
 
-    def stream_text(self, messages: Sequence[Message]) -> Iterator[str]:
+    def stream_text(
+        self, messages: Sequence[Message], *, deadline: float | None = None
+    ) -> Iterator[str]:
         """The reply in pieces as they arrive; a stream that ends without a finish reason
-        raises LLMError(kind="stream_cut") after the pieces already yielded."""
+        raises LLMError(kind="stream_cut") after the pieces already yielded, one still
+        running at `deadline` LLMError(kind="timeout")."""
         stream = self._with_retries(
-            lambda timeout: self._create(messages, timeout=timeout, stream=True)
+            lambda timeout: self._create(messages, timeout=timeout, stream=True),
+            deadline=deadline,
         )
         finished = False
         got_any = False
         try:
             for chunk in stream:
+                if deadline is not None and time.monotonic() > deadline:
+                    raise LLMError(
+                        f"stream from {self.settings.base_url} still running at the turn's "
+                        f"deadline (llm.deadline_s = {self.settings.deadline_s}s)",
+                        kind="timeout",
+                    )
                 for choice in chunk.choices:
                     piece = choice.delta.content if choice.delta else None
                     if piece:
@@ -135,6 +153,8 @@ class LLMClient:
                         yield piece
                     if choice.finish_reason:
                         finished = True
+        except LLMError:
+            raise
         except self._sdk.APITimeoutError:
             raise LLMError(
                 f"stream from {self.settings.base_url} stalled past {self.settings.timeout_s}s",
@@ -167,10 +187,11 @@ class LLMClient:
             **extra,
         )
 
-    def _with_retries(self, call: Callable[[float], T]) -> T:
+    def _with_retries(self, call: Callable[[float], T], *, deadline: float | None = None) -> T:
         s = self.settings
         sdk = self._sdk
-        deadline = time.monotonic() + s.deadline_s
+        own = time.monotonic() + s.deadline_s
+        deadline = own if deadline is None else min(own, deadline)
         attempt = 0
         while True:
             remaining = deadline - time.monotonic()

@@ -59,6 +59,9 @@ class TurnRequest:
     forced_query: str | None = None
     parent_trace_id: str | None = None
     degraded: list[str] = field(default_factory=list)
+    deadline: float | None = None
+    """`time.monotonic()` instant by which the turn's LLM calls end; None: llm.deadline_s
+    from the start of `run`."""
 
 
 class TurnRunner:
@@ -85,13 +88,15 @@ class TurnRunner:
     def run(self, req: TurnRequest) -> Iterator[Event]:
         message = self.validate(req.message)
         t_start = time.perf_counter()
+        if req.deadline is None:
+            req.deadline = time.monotonic() + self.settings.llm.deadline_s
         trace_id = new_id()
         history = list(req.history)
 
         decided = decide(message, history)
         if decided.decision is not Decision.RETRIEVE and req.forced_query is None:
             yield ResolutionEvent(decided.decision, "skipped: no retrieval", None)
-            text = self._no_retrieval_reply(decided.decision, message, history)
+            text = self._no_retrieval_reply(decided.decision, message, history, req.deadline)
             yield DeltaEvent(text)
             answer = Answer(
                 trace_id=trace_id,
@@ -163,7 +168,9 @@ class TurnRunner:
         text, cited, model, abstained = "", (), "extractive", False
         if self.llm is not None:
             try:
-                text, cited, abstained = yield from self._generate(message, history, hits)
+                text, cited, abstained = yield from self._generate(
+                    message, history, hits, req.deadline
+                )
                 model = self.settings.llm.model
             except LLMError as exc:
                 req.degraded.append(f"generate:{exc.kind}")
@@ -210,6 +217,7 @@ class TurnRunner:
             term_stats=self.retriever.index.term_stats,
             summary=req.summary,
             window=self.settings.conversation.window,
+            deadline=req.deadline,
         )
         resolution = self.resolver.resolve(message, history, context)
         if resolution.degraded:
@@ -227,7 +235,7 @@ class TurnRunner:
         return " ".join(parts), cited
 
     def _generate(
-        self, message: str, history: list[Turn], hits: list[Hit]
+        self, message: str, history: list[Turn], hits: list[Hit], deadline: float | None
     ) -> Generator[Event, None, tuple[str, tuple[Citation, ...], bool]]:
         if self.llm is None:
             raise RuntimeError("_generate needs an LLM client")
@@ -237,7 +245,7 @@ class TurnRunner:
         )
         yield CitationsEvent(tuple(citations.citation(h) for h in sources))
         pieces: list[str] = []
-        for piece in self.llm.stream_text(messages):
+        for piece in self.llm.stream_text(messages, deadline=deadline):
             pieces.append(piece)
             if generate.ABSTAIN_MARKER not in "".join(pieces):
                 yield DeltaEvent(piece)
@@ -248,7 +256,9 @@ class TurnRunner:
         cited = tuple(citations.citation(sources[n - 1]) for n in numbers)
         return text, cited, False
 
-    def _no_retrieval_reply(self, decision: Decision, message: str, history: list[Turn]) -> str:
+    def _no_retrieval_reply(
+        self, decision: Decision, message: str, history: list[Turn], deadline: float | None
+    ) -> str:
         if decision is Decision.SMALL_TALK:
             lowered = message.lower()
             if any(w in lowered for w in ("thank", "cheers", "great", "perfect")):
@@ -268,7 +278,8 @@ class TurnRunner:
                         },
                         *({"role": t.role, "content": t.content} for t in history[-4:]),
                         {"role": "user", "content": message},
-                    ]
+                    ],
+                    deadline=deadline,
                 )
             except LLMError:
                 pass
