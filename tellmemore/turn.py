@@ -7,6 +7,7 @@ clarification, abstention, degraded LLM), ends with one Answer and one trace.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +48,9 @@ SMALL_TALK_REPLIES = {
     "bye": "Goodbye!",
     "hello": "Hello! Ask me a question about the documents and I'll answer with sources.",
 }
+CUT_NOTICE = "\n\n[The generated answer was cut off. From the sources:] "
+"""Joins a generated answer whose stream broke to the extractive answer that completes it."""
+_MARKER = re.compile(r" ?\[(\d{1,3})\]")
 
 
 @dataclass
@@ -97,6 +101,9 @@ class TurnRunner:
         if decided.decision is not Decision.RETRIEVE and req.forced_query is None:
             yield ResolutionEvent(decided.decision, "skipped: no retrieval", None)
             text = self._no_retrieval_reply(decided.decision, message, history, req.deadline)
+            # No retrieval, no citations: "[n]" markers copied from the last answer would
+            # point at nothing, so they go.
+            text = keep_valid_markers(text, 0)
             yield DeltaEvent(text)
             answer = Answer(
                 trace_id=trace_id,
@@ -165,17 +172,27 @@ class TurnRunner:
             yield self._finish(req, answer, Decision.RETRIEVE, gate_reason, resolution, hits)
             return
 
-        text, cited, model, abstained = "", (), "extractive", False
+        text, model, abstained = "", "extractive", False
+        cited: tuple[Citation, ...] = ()
+        streamed: list[str] = []
         if self.llm is not None:
             try:
                 text, cited, abstained = yield from self._generate(
-                    message, history, hits, req.deadline
+                    message, history, hits, streamed, req.deadline
                 )
                 model = self.settings.llm.model
             except LLMError as exc:
                 req.degraded.append(f"generate:{exc.kind}")
                 text = ""
-        if not text and not abstained:
+        if not text and not abstained and streamed:
+            # The stream broke after text was shown: keep it, say so, and complete it with
+            # the extract, numbered like the sources the shown text already cites.
+            extract, _ = self._extract(resolution.query, hits, by_rank=True)
+            text = "".join(streamed) + CUT_NOTICE + extract
+            cited = tuple(citations.citation(h) for h in hits[: _max_marker(text, len(hits))])
+            yield CitationsEvent(cited)
+            yield DeltaEvent(CUT_NOTICE + extract)
+        elif not text and not abstained:
             text, cited = self._extract(resolution.query, hits)
             yield CitationsEvent(cited)
             yield DeltaEvent(text)
@@ -224,19 +241,31 @@ class TurnRunner:
             req.degraded.append(f"resolve:{resolution.degraded}")
         return resolution, gated.reason
 
-    def _extract(self, query: str, hits: list[Hit]) -> tuple[str, tuple[Citation, ...]]:
+    def _extract(
+        self, query: str, hits: list[Hit], *, by_rank: bool = False
+    ) -> tuple[str, tuple[Citation, ...]]:
+        """Quoted sentences numbered by first citation, or (`by_rank`) by hit rank."""
         extracts = extractive.best_sentences(query, hits)
         order: list[int] = []
         for ex in extracts:
             if ex.hit_index not in order:
                 order.append(ex.hit_index)
         cited = tuple(citations.citation(hits[i]) for i in order)
-        parts = [f"{ex.sentence} [{order.index(ex.hit_index) + 1}]" for ex in extracts]
+        if by_rank:
+            parts = [f"{ex.sentence} [{ex.hit_index + 1}]" for ex in extracts]
+        else:
+            parts = [f"{ex.sentence} [{order.index(ex.hit_index) + 1}]" for ex in extracts]
         return " ".join(parts), cited
 
     def _generate(
-        self, message: str, history: list[Turn], hits: list[Hit], deadline: float | None
+        self,
+        message: str,
+        history: list[Turn],
+        hits: list[Hit],
+        streamed: list[str],
+        deadline: float | None,
     ) -> Generator[Event, None, tuple[str, tuple[Citation, ...], bool]]:
+        """Stream the model's answer; `streamed` collects the text already shown."""
         if self.llm is None:
             raise RuntimeError("_generate needs an LLM client")
         sources = hits[: self.settings.retrieval.k]
@@ -248,13 +277,14 @@ class TurnRunner:
         for piece in self.llm.stream_text(messages, deadline=deadline):
             pieces.append(piece)
             if generate.ABSTAIN_MARKER not in "".join(pieces):
+                streamed.append(piece)
                 yield DeltaEvent(piece)
         text = "".join(pieces).strip()
         if generate.is_abstention(text):
             return "", (), True
-        numbers = generate.cited_numbers(text, len(sources))
-        cited = tuple(citations.citation(sources[n - 1]) for n in numbers)
-        return text, cited, False
+        # "[n]" in the text is source n: keep the numbering the model was given.
+        cited = tuple(citations.citation(h) for h in sources[: _max_marker(text, len(sources))])
+        return keep_valid_markers(text, len(sources)), cited, False
 
     def _no_retrieval_reply(
         self, decision: Decision, message: str, history: list[Turn], deadline: float | None
@@ -333,6 +363,16 @@ def answering_about(resolution: Resolution) -> str | None:
         if antecedent not in seen:
             seen.append(antecedent)
     return ", ".join(seen)
+
+
+def keep_valid_markers(text: str, n_citations: int) -> str:
+    """`text` without the "[n]" markers that point past its `n_citations` citations."""
+    return _MARKER.sub(lambda m: m.group(0) if 1 <= int(m.group(1)) <= n_citations else "", text)
+
+
+def _max_marker(text: str, n_sources: int) -> int:
+    """The highest valid source number cited in `text` (0: none)."""
+    return max(generate.cited_numbers(text, n_sources), default=0)
 
 
 def shorten(text: str) -> str:
