@@ -104,6 +104,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab (chunks_fts, 'row')
 """
 
+_VGEN_INDEX = "CREATE INDEX IF NOT EXISTS chunks_vgen ON chunks (vgen)"
 _FIELDS = "id, doc_id, tenant, title, section, text, version, url, content_hash, metadata"
 _COLUMNS = f"rid, {_FIELDS}"
 
@@ -184,6 +185,10 @@ class SQLiteIndex:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}
+            if "vgen" not in columns:  # files written before vgen existed (additive)
+                conn.execute("ALTER TABLE chunks ADD COLUMN vgen INTEGER NOT NULL DEFAULT 0")
+            conn.execute(_VGEN_INDEX)
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
             if not meta:
                 conn.executemany(
@@ -225,9 +230,6 @@ class SQLiteIndex:
             if "uid" not in meta:  # files written before the HNSW graph was saved
                 meta["uid"] = uuid.uuid4().hex[:12]
                 conn.execute("INSERT INTO meta (key, value) VALUES ('uid', ?)", (meta["uid"],))
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(chunks)")}
-            if "vgen" not in columns:
-                conn.execute("ALTER TABLE chunks ADD COLUMN vgen INTEGER NOT NULL DEFAULT 0")
             self.uid = meta["uid"]
 
     @contextmanager
@@ -558,24 +560,37 @@ class SQLiteIndex:
 
     def _dense_state(self) -> _Dense:
         generation = self._generation()
-        if self._dense is None or self._dense.generation != generation:
-            self._dense = self._load_dense(generation)
+        dense = self._dense
+        if dense is None or dense.generation > generation:
+            self._dense = self._load_dense(generation, None)
+        elif dense.generation != generation:
+            self._dense = self._load_dense(generation, dense)
         return self._dense
 
-    def _load_dense(self, generation: int) -> _Dense:
-        rows = self._conn.execute(
-            "SELECT rid, tenant, doc_id, vector FROM chunks ORDER BY rid"
-        ).fetchall()
-        n = len(rows)
-        if n:
-            rids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=n)
-            blob = b"".join(r[3] for r in rows)
-            matrix = np.frombuffer(blob, dtype=np.float32).reshape(n, self.dimension)
+    def _load_dense(self, generation: int, previous: _Dense | None) -> _Dense:
+        """The vectors and filter columns at `generation`, read whole or patched.
+
+        With a previous state, only rows written since (`vgen` newer) are read;
+        rows deleted since are dropped by comparing rowids. A write of one batch
+        into a 100k-chunk index then costs a few ms instead of a full reload.
+        """
+        if previous is None:
+            rows = self._conn.execute(
+                "SELECT rid, tenant, doc_id, vector FROM chunks ORDER BY rid"
+            ).fetchall()
+            tenant_codes: dict[str, int] = {}
+            doc_codes: dict[str, int] = {}
         else:
-            rids = np.zeros(0, dtype=np.int64)
-            matrix = np.zeros((0, self.dimension), dtype=np.float32)
-        tenant_codes: dict[str, int] = {}
-        doc_codes: dict[str, int] = {}
+            rows = self._conn.execute(
+                "SELECT rid, tenant, doc_id, vector FROM chunks WHERE vgen > ? ORDER BY rid",
+                (previous.generation,),
+            ).fetchall()
+            tenant_codes = dict(previous.tenant_codes)
+            doc_codes = dict(previous.doc_codes)
+        n = len(rows)
+        rids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=n)
+        blob = b"".join(r[3] for r in rows)
+        matrix = np.frombuffer(blob, dtype=np.float32).reshape(n, self.dimension)
         tenants = np.fromiter(
             (tenant_codes.setdefault(r[1], len(tenant_codes)) for r in rows),
             dtype=np.int32,
@@ -584,6 +599,19 @@ class SQLiteIndex:
         docs = np.fromiter(
             (doc_codes.setdefault(r[2], len(doc_codes)) for r in rows), dtype=np.int32, count=n
         )
+        if previous is not None:
+            live = np.fromiter(
+                (r[0] for r in self._conn.execute("SELECT rid FROM chunks ORDER BY rid")),
+                dtype=np.int64,
+            )
+            keep = np.isin(previous.rids, live, assume_unique=True) & ~np.isin(
+                previous.rids, rids, assume_unique=True
+            )
+            order = np.argsort(np.concatenate([previous.rids[keep], rids]), kind="stable")
+            rids = np.concatenate([previous.rids[keep], rids])[order]
+            matrix = np.concatenate([previous.matrix.matrix[keep], matrix])[order]
+            tenants = np.concatenate([previous.tenants[keep], tenants])[order]
+            docs = np.concatenate([previous.docs[keep], docs])[order]
         return _Dense(
             generation=generation,
             matrix=DenseMatrix(matrix, keys=rids, graph=self._graph_for(rids, matrix, generation)),

@@ -210,3 +210,10 @@ def test_load_embedder_routes_on_provider(server: _Server) -> None:
     emb = load_embedder(settings)
     assert isinstance(emb, OpenAIEmbedder) and emb.dimension == 1536
     assert emb.max_retries == 5 and emb.rate_limit_wait_s == 60.0 and emb.error_backoff_s == 3.0
+
+
+@pytest.mark.model
+def test_load_embedder_defaults_to_the_bundled_minilm() -> None:
+    emb = load_embedder(EmbedderSettings(batch_size=4))
+    assert isinstance(emb, SentenceTransformerEmbedder)
+    assert (emb.name, emb.dimension, emb.batch_size) == ("all-MiniLM-L6-v2", 384, 4)

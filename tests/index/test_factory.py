@@ -34,3 +34,11 @@ def test_an_unknown_scheme_lists_the_valid_ones(tmp_path: Path) -> None:
     settings = Settings.load(tmp_path, index={"uri": "postgres://db"})
     with pytest.raises(ConfigError, match=r"unknown scheme.*milvus-lite:PATH"):
         open_index(settings, dimension=8)
+
+
+def test_index_package_exports_are_sorted_and_importable() -> None:
+    import tellmemore.index as package
+
+    assert package.__all__ == sorted(package.__all__)
+    for name in package.__all__:
+        assert hasattr(package, name), name

@@ -370,3 +370,57 @@ def test_a_rebuilt_index_never_loads_a_stale_graph(tmp_path: Path) -> None:
         hits = index.search(SearchRequest("q", shuffled[3], k=1, mode=SearchMode.DENSE))
         assert hits[0].chunk.id == "r3"
         assert hits[0].dense == pytest.approx(1.0, abs=1e-4)
+
+
+def test_the_vector_matrix_is_patched_after_writes_not_reloaded(tmp_path: Path) -> None:
+    chunks, vectors = _random_corpus(200, 64)
+    path = tmp_path / "index.db"
+    with SQLiteIndex(path, dimension=64) as reader, SQLiteIndex(path, dimension=64) as writer:
+        writer.upsert(chunks, vectors)
+        reader.search(SearchRequest("q", vectors[0], mode=SearchMode.DENSE))
+        moved = [
+            Chunk(id="r3", doc_id="doc-moved", tenant="other", text="moved"),
+            Chunk(id="fresh", doc_id="doc-fresh", tenant="even", text="fresh"),
+        ]
+        writer.upsert(moved, np.stack([vectors[150], -vectors[4]]))
+        writer.delete(["r10", "r11"])
+        hits = reader.search(
+            SearchRequest("q", vectors[150], k=2, mode=SearchMode.DENSE,
+                          filter=SearchFilter(tenant="other"))
+        )  # fmt: skip
+        assert [h.chunk.id for h in hits] == ["r3"]
+        patched = reader._dense
+        with SQLiteIndex(path, dimension=64) as fresh:
+            fresh.search(SearchRequest("q", vectors[0], mode=SearchMode.DENSE))
+            full = fresh._dense
+        assert patched is not None and full is not None
+        np.testing.assert_array_equal(patched.rids, full.rids)
+        np.testing.assert_array_equal(patched.matrix.matrix, full.matrix.matrix)
+        inverse = {code: t for t, code in patched.tenant_codes.items()}
+        full_inverse = {code: t for t, code in full.tenant_codes.items()}
+        assert [inverse[c] for c in patched.tenants] == [full_inverse[c] for c in full.tenants]
+        hits = reader.search(
+            SearchRequest("q", -vectors[4], k=1, mode=SearchMode.DENSE,
+                          filter=SearchFilter(doc_ids=("doc-fresh", "doc7")))
+        )  # fmt: skip
+        assert [h.chunk.id for h in hits] == ["fresh"]
+
+
+def test_an_index_written_before_vgen_existed_still_opens(tmp_path: Path) -> None:
+    import sqlite3
+
+    emb = FakeEmbedder()
+    path = tmp_path / "index.db"
+    with SQLiteIndex(path, dimension=64) as index:
+        _put(index, emb, _chunks("a", 3, "alpha"))
+    conn = sqlite3.connect(path)
+    conn.execute("DROP INDEX chunks_vgen")
+    conn.execute("ALTER TABLE chunks DROP COLUMN vgen")
+    conn.execute("DELETE FROM meta WHERE key = 'uid'")
+    conn.commit()
+    conn.close()
+    with SQLiteIndex(path, dimension=64) as index:
+        assert len(_ids(index, emb, "alpha", SearchMode.HYBRID)) == 3
+        _put(index, emb, _chunks("b", 2, "bravo"))
+        assert set(_ids(index, emb, "bravo", SearchMode.BM25)) == {"b0", "b1"}
+        assert index.uid
