@@ -90,6 +90,7 @@ PRONOUNS = {
     "his": ReferentKind.PERSON, "her": ReferentKind.PERSON, "hers": ReferentKind.PERSON,
 }  # fmt: skip
 DEMONSTRATIVES = frozenset({"that", "this", "these", "those"})
+_DO = frozenset({"do", "did", "doing", "done"})
 
 _DUMMY_IT_NEXT = frozenset(
     """
@@ -192,6 +193,9 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
         return _span(message, toks, i, i + 1, ReferentKind.ONE)
     if w in ("that", "this", "the") and nxt2 in ("one", "ones") and nxt not in FUNCTION_WORDS:
         return _span(message, toks, i, i + 2, ReferentKind.ONE, modifier=nxt)
+    prev_low = toks[i - 1].low if i > 0 else None
+    if w in ("it", "that", "this") and prev_low in _DO and (nxt is None or gap):
+        return None  # "how can I do that?": the action, not a thing
     if w in PRONOUNS:
         if w == "it" and (nxt in _DUMMY_IT_NEXT or _it_takes_to(toks, i)):
             return None

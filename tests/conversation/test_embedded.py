@@ -185,3 +185,16 @@ def test_a_name_earlier_in_the_message_keeps_the_pronoun_inside() -> None:
     res = resolve(message, CLOUD_CONNECT_LONG)
     assert res.query == message
     assert res.bindings == {}
+
+
+def test_a_noun_in_an_earlier_clause_of_the_message_keeps_the_pronoun_inside() -> None:
+    message = "I tried to update my credit card, but it keeps showing errors"
+    assert resolve(message, MONTHLY_PASS).query == message
+    assert resolve("what is the price of it?", MONTHLY_PASS).bindings["it"] == "monthly pass"
+
+
+def test_do_that_is_an_action_not_a_thing() -> None:
+    message = "Can I extend the monthly pass? if so, how can I do that?"
+    res = resolve(message, CLOUD_CONNECT_CHOSEN)
+    assert res.query == message
+    assert not res.unbound_referent

@@ -16,6 +16,7 @@ numbers and dates are never altered, only supplemented.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -62,6 +63,8 @@ from tellmemore.types import Resolution, Turn
 
 logger = logging.getLogger(__name__)
 
+_CLAUSE = re.compile(r"[,;:.?!]\s|\s(?:but|and|because|so|although|though|while)\s", re.I)
+"""Where a clause ends: a noun phrase before it can be a later pronoun's antecedent."""
 _ALTERNATIVE_KINDS = (ReferentKind.ONE, ReferentKind.OTHER, ReferentKind.WHICH)
 
 
@@ -101,9 +104,9 @@ class _Run:
         self.history = history
         self.context = context
         self.salience = Salience(context.term_stats)
-        self._inner: tuple[str, int] | None = None
-        """(message, end of its first name or distinctive phrase): pronouns after it
-        may point inside the message."""
+        self._inner: tuple[str, int, int] | None = None
+        """(message, end of its first name or distinctive phrase, end of its first noun
+        phrase): pronouns after them may point inside the message."""
 
     def resolve(self, message: str, *, depth: int, prefer: str | None = None) -> Resolution:
         history = self.history
@@ -229,19 +232,34 @@ class _Run:
         return best.phrase, best.role
 
     def _bound_in_message(self, message: str, ref: Referent) -> bool:
-        """A pronoun whose antecedent is earlier in the same message ("What about HIV?
-        did it kill many people?"): a name or a distinctive phrase before it."""
+        """A pronoun whose antecedent is earlier in the same message: a name or a
+        distinctive phrase anywhere before it ("What about HIV? did it kill many?"), or any
+        noun phrase in an earlier clause ("update my credit card, but it keeps failing";
+        not "what is the price of it")."""
         if ref.kind not in (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE, ReferentKind.PERSON):
             return False
         if self._inner is None or self._inner[0] != message:
-            first = len(message) + 1
+            strong = weak = len(message) + 1
+            pos = 0
             for p in phrases(message):
+                at = message.find(p.text, pos)
+                end = at + len(p.text)
+                pos = max(pos, end)
                 distinctive = self.salience.phrase(p.stems) >= C.DISTINCTIVE_IDF
                 if p.capitalized or (len(p.stems) >= 2 and distinctive):
-                    first = message.find(p.text) + len(p.text)
-                    break
-            self._inner = (message, first)
-        return self._inner[1] <= ref.start
+                    strong = min(strong, end)
+                weak = min(weak, end)
+            first_clause_end = next(
+                (m.start() for m in _CLAUSE.finditer(message) if m.start() >= weak), None
+            )
+            self._inner = (
+                message,
+                strong,
+                first_clause_end if first_clause_end is not None else len(message) + 1,
+            )
+        _, strong, clause_end = self._inner
+        # a noun phrase, then a clause boundary, then the pronoun
+        return strong <= ref.start or clause_end < ref.start
 
     def _alternative(
         self, ref: Referent, items: list[Phrase], list_turn: int
