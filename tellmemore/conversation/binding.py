@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tellmemore.conversation import constants as C
+from tellmemore.conversation.referents import Referent
 from tellmemore.conversation.text import (
     COMMON_VERBS,
     FUNCTION_WORDS,
     GENERIC_NOUNS,
     Token,
+    content_words,
     is_protected,
     norm,
     stem,
@@ -50,14 +52,6 @@ _ADJECTIVE_ENDINGS = (
     "al", "ive", "ous", "ful", "able", "ible", "ic", "ant", "ent", "less", "ing", "ed", "ly",
 )  # fmt: skip
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“])|\n+")
-_BULLET = re.compile(r"^\s*(?:[-*•·▪●]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+(.*\S)")
-_LEAD_CHARS = 80
-"""Only a sentence's opening can hold its list label."""
-_COUNT_WORDS = frozenset(  # an announcement ("Two tiers.") is no item
-    """
-        two three four five both several following options tiers
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
 
 
 @dataclass(frozen=True)
@@ -255,109 +249,6 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
-def list_items(answer: str, *, loose: bool = False) -> list[Phrase]:
-    """The alternatives an answer enumerates, in order (bullets, numbers, or parallel
-    sentences such as "Standard escalation routes ... Enterprise escalation adds ...").
-
-    `loose` also splits a short answer into coordinated clauses ("Late returns cost ...,
-    and damage must be reported"): good enough for "the second one", too weak to call
-    two alternatives a coin flip."""
-    lines = [m.group(1) for line in answer.splitlines() if (m := _BULLET.match(line))]
-    if len(lines) >= 2:
-        return [p for p in (_label(line) for line in lines) if p is not None]
-    items = _parallel_sentences(sentences(answer), answer)
-    if items or not loose:
-        return items
-    return _clauses(answer)
-
-
-def _label(item: str) -> Phrase | None:
-    """ "Standard: routes to the on-call queue" -> "Standard"; else the item's first phrase."""
-    head = re.split(r"\s*(?::|\s[-–—]\s)\s*", item, maxsplit=1)[0]
-    if head != item and 0 < len(tokenize(head)) <= C.MAX_LABEL_WORDS:
-        ps = phrases(head)
-        if ps:
-            label = head.strip(" *_")
-            return Phrase(label, tuple(s for p in ps for s in p.stems), None, True)
-    ps = phrases(item)
-    return ps[0] if ps else None
-
-
-def _parallel_sentences(sents: list[str], answer: str) -> list[Phrase]:
-    """Consecutive sentences opening with capitalised phrases that share a head word."""
-    leads: list[Phrase | None] = []
-    for s in sents:
-        ps = phrases(s[:_LEAD_CHARS])
-        starts = bool(ps) and s.startswith(ps[0].text) and ps[0].text[:1].isupper()
-        leads.append(ps[0] if starts else None)
-    best: list[Phrase] = []
-    i = 0
-    while i < len(leads):
-        j = i
-        while j < len(leads) and leads[j] is not None:
-            j += 1
-        group = [p for p in leads[i:j] if p is not None and p.stems[0] not in _COUNT_WORDS]
-        for labels in _shared_runs(group):
-            if len(labels) > len(best):
-                best = labels
-        if not best and len(group) >= 2 and _COUNT_WORDS & set(answer.lower().split()):
-            best = [_truncate(p, 2) for p in group]
-        i = j + 1
-    return best
-
-
-def _shared_runs(group: list[Phrase]) -> Iterator[list[Phrase]]:
-    """Maximal consecutive sub-runs (2+) of lead phrases sharing a head word."""
-    start = 0
-    while start < len(group) - 1:
-        end = start + 1
-        while end < len(group) and _shared_head_labels(group[start : end + 1]) is not None:
-            end += 1
-        if end - start >= 2:
-            labels = _shared_head_labels(group[start:end])
-            if labels is not None:
-                yield labels
-        start = max(end, start + 1) if end - start >= 2 else start + 1
-
-
-def _shared_head_labels(group: list[Phrase]) -> list[Phrase] | None:
-    """Cut every lead phrase after the word all of them share ("escalation")."""
-    common = set(group[0].stems[1:])
-    for p in group[1:]:
-        common &= set(p.stems[1:])
-    if not common:
-        return None
-    out = []
-    for p in group:
-        cut = max(i for i, s in enumerate(p.stems) if s in common)
-        out.append(_truncate(p, cut + 1))
-    return out
-
-
-def _truncate(p: Phrase, n: int) -> Phrase:
-    toks = tokenize(p.text)[:n]
-    if not toks:
-        return p
-    return Phrase(p.text[: toks[-1].end], p.stems[:n], p.prep, p.capitalized, p.det)
-
-
-def _clauses(answer: str) -> list[Phrase]:
-    """A short answer of coordinated clauses ("Late returns cost ..., and damage must ...")."""
-    sents = sentences(answer)
-    if len(sents) > 2:
-        return []
-    parts = [c for s in sents for c in re.split(r";\s+|,\s+(?:and|but|while)\s+", s) if c]
-    if len(parts) < 2:
-        return []
-    out = []
-    for part in parts:
-        ps = phrases(part)
-        if not ps:
-            return []
-        out.append(ps[0])
-    return out
-
-
 def collect_candidates(
     history: Sequence[Turn], salience: Salience, *, window: int, summary: str = ""
 ) -> list[Candidate]:
@@ -414,3 +305,45 @@ def _exchange_ages(history: Sequence[Turn]) -> list[int]:
 
 def overlaps(stems: Iterable[str], others: Iterable[str]) -> bool:
     return bool(set(stems) & set(others))
+
+
+_SINGULAR = frozenset({"it", "its", "itself", "this", "that"})
+_PLURAL = frozenset({"they", "them", "their", "themselves", "these", "those"})
+
+
+def agreement(ref: Referent, phrase: Phrase) -> float:
+    """Number agreement, guessed from the last word's plural "s"."""
+    word = ref.text.lower()
+    if word not in _SINGULAR and word not in _PLURAL:
+        return 1.0
+    last = phrase.text.split()[-1].lower() if phrase.text.split() else ""
+    plural = last.endswith("s") and not last.endswith(("ss", "us", "is"))
+    if (word in _PLURAL) != plural:
+        return C.NUMBER_MISMATCH
+    return 1.0
+
+
+def same_head_pair(cands: list[Candidate]) -> tuple[Phrase, Phrase] | None:
+    """The two most salient candidates that share a head word but differ before it."""
+    for i, a in enumerate(cands):
+        for b in cands[i + 1 :]:
+            both_long = len(a.stems) >= 2 and len(b.stems) >= 2
+            if both_long and a.stems[-1] == b.stems[-1] and a.stems[:-1] != b.stems[:-1]:
+                return a.phrase, b.phrase
+    return None
+
+
+def matching(prefer: str, items: list[Phrase]) -> Phrase | None:
+    want = set(map(stem, content_words(prefer)))
+    for it in items:
+        if set(it.stems) == want:
+            return it
+    return None
+
+
+def containing(modifier: str, pool: list[Phrase]) -> Phrase | None:
+    s = stem(modifier)
+    for p in pool:
+        if s in p.stems:
+            return p
+    return None

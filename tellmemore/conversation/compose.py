@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from tellmemore.conversation.binding import Phrase, Salience, phrases
-from tellmemore.conversation.referents import Referent
+from tellmemore.conversation.referents import Referent, ReferentKind
 from tellmemore.conversation.text import content_words, stem, tokenize
 
 _PREPS = frozenset(
@@ -153,3 +153,25 @@ def parse_clarification(text: str) -> list[str] | None:
             options[-1]
         ]
     return options
+
+
+def replacement(ref: Referent, phrase: Phrase, text: str, message: str) -> str:
+    """What replaces a referent span: the antecedent (with "the", "'s" and a capital as
+    the sentence needs), or the referent supplemented when the antecedent is only the
+    topic ("those conversations (Watson Assistant)")."""
+    if (
+        ref.kind == ReferentKind.DEMONSTRATIVE
+        and ref.modifier
+        and stem(ref.modifier) not in phrase.stems
+    ):
+        return f"{ref.text} ({text})"
+    if ref.kind == ReferentKind.OTHER and stem(ref.modifier or "one") not in phrase.stems:
+        return f"{ref.text} ({text})"
+    if ref.kind == ReferentKind.WHICH:
+        return f"which of {text}"
+    out = f"the {text}" if phrase.det and text[:1].islower() else text
+    if ref.kind == ReferentKind.POSSESSIVE or ref.text.lower() == "his":
+        out += "'s"
+    if ref.start == 0 and message[:1].isupper():
+        out = out[:1].upper() + out[1:]
+    return out

@@ -198,3 +198,20 @@ def test_do_that_is_an_action_not_a_thing() -> None:
     res = resolve(message, CLOUD_CONNECT_CHOSEN)
     assert res.query == message
     assert not res.unbound_referent
+
+
+def test_which_one_without_a_list_compares_the_two_kinds_named() -> None:
+    history = [
+        U("what is the difference between static secrets and dynamic secrets?"),
+        A("Static secrets are stored values; dynamic secrets are generated on demand."),
+    ]
+    res = resolve("Which one protects more from vulnerabilities?", history)
+    assert "static secrets" in res.query.lower() and "dynamic secrets" in res.query.lower()
+
+
+def test_the_docstring_example_is_true() -> None:
+    import doctest
+
+    import tellmemore.conversation.resolvers.embedded as module
+
+    assert doctest.testmod(module).failed == 0

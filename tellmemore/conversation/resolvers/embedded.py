@@ -27,20 +27,25 @@ from tellmemore.conversation.binding import (
     Candidate,
     Phrase,
     Salience,
+    agreement,
     collect_candidates,
-    list_items,
+    containing,
+    matching,
     phrases,
+    same_head_pair,
     sentences,
 )
 from tellmemore.conversation.compose import (
     append_phrases,
     clarification_question,
     parse_clarification,
+    replacement,
     splice,
     splice_modifier,
     substitute_subject,
 )
 from tellmemore.conversation.gate import gate
+from tellmemore.conversation.lists import list_items
 from tellmemore.conversation.referents import (
     Ellipsis,
     EllipsisKind,
@@ -170,7 +175,7 @@ class _Run:
             phrase, source_role = out
             text = self._surface(phrase)
             bindings[ref.text] = text
-            edits.append((ref, _replacement(ref, phrase, text, message)))
+            edits.append((ref, replacement(ref, phrase, text, message)))
             from_assistant |= source_role != "user"
         if not edits and all(self._bound_in_message(message, r) for r in refs):
             if ellipsis is not None:
@@ -202,7 +207,7 @@ class _Run:
         prefer: str | None,
     ) -> tuple[Phrase, str] | _Ambiguous | None:
         if prefer is not None and ref.kind not in (ReferentKind.DEMONSTRATIVE,):
-            match = _matching(prefer, items) or Phrase(prefer, tuple(map(stem, prefer.split())))
+            match = matching(prefer, items) or Phrase(prefer, tuple(map(stem, prefer.split())))
             return match, "assistant"
         if ref.kind == ReferentKind.ORDINAL:
             if not items:
@@ -214,19 +219,24 @@ class _Run:
                 return items[n - 1 if n > 0 else -1], "assistant"
             return None
         if ref.modifier and ref.kind in (ReferentKind.ONE, ReferentKind.DEMONSTRATIVE):
-            hit = _containing(ref.modifier, items) or _containing(
+            hit = containing(ref.modifier, items) or containing(
                 ref.modifier, [c.phrase for c in cands]
             )
             if hit is not None:
                 return hit, "assistant"
         if ref.kind in _ALTERNATIVE_KINDS and len(items) >= 2:
             return self._alternative(ref, items, list_turn)
+        if ref.kind == ReferentKind.WHICH:
+            pair = same_head_pair(cands)
+            if pair is not None:  # "static secrets" ... "dynamic secrets": which one?
+                joined = " or ".join(self._surface(p) for p in pair)
+                return Phrase(joined, tuple(s for p in pair for s in p.stems)), "assistant"
         pool = cands
         if ref.kind == ReferentKind.PERSON:
             pool = [c for c in cands if c.phrase.capitalized] or cands
         if not pool:
             return None
-        best = max(pool, key=lambda c: c.score * _agreement(ref, c.phrase))
+        best = max(pool, key=lambda c: c.score * agreement(ref, c.phrase))
         if best.score < C.MIN_ANTECEDENT:
             return None
         return best.phrase, best.role
@@ -431,54 +441,3 @@ class _Run:
 
     def _surface(self, phrase: Phrase) -> str:
         return surface_form(phrase.text, (t.content for t in self.history))
-
-
-def _replacement(ref: Referent, phrase: Phrase, text: str, message: str) -> str:
-    if (
-        ref.kind == ReferentKind.DEMONSTRATIVE
-        and ref.modifier
-        and stem(ref.modifier) not in phrase.stems
-    ):
-        return f"{ref.text} ({text})"
-    if ref.kind == ReferentKind.OTHER and stem(ref.modifier or "one") not in phrase.stems:
-        return f"{ref.text} ({text})"
-    if ref.kind == ReferentKind.WHICH:
-        return f"which of {text}"
-    out = f"the {text}" if phrase.det and text[:1].islower() else text
-    if ref.kind == ReferentKind.POSSESSIVE or ref.text.lower() == "his":
-        out += "'s"
-    if ref.start == 0 and message[:1].isupper():
-        out = out[:1].upper() + out[1:]
-    return out
-
-
-_SINGULAR = frozenset({"it", "its", "itself", "this", "that"})
-_PLURAL = frozenset({"they", "them", "their", "themselves", "these", "those"})
-
-
-def _agreement(ref: Referent, phrase: Phrase) -> float:
-    """Number agreement, guessed from the last word's plural "s"."""
-    word = ref.text.lower()
-    if word not in _SINGULAR and word not in _PLURAL:
-        return 1.0
-    last = phrase.text.split()[-1].lower() if phrase.text.split() else ""
-    plural = last.endswith("s") and not last.endswith(("ss", "us", "is"))
-    if (word in _PLURAL) != plural:
-        return C.NUMBER_MISMATCH
-    return 1.0
-
-
-def _matching(prefer: str, items: list[Phrase]) -> Phrase | None:
-    want = set(map(stem, content_words(prefer)))
-    for it in items:
-        if set(it.stems) == want:
-            return it
-    return None
-
-
-def _containing(modifier: str, pool: list[Phrase]) -> Phrase | None:
-    s = stem(modifier)
-    for p in pool:
-        if s in p.stems:
-            return p
-    return None
