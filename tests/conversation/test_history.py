@@ -43,3 +43,24 @@ def test_rolling_summary_refreshes_every_few_turns() -> None:
     assert not memory.due(CLOUD_CONNECT_LONG, upto)
     again = memory.update(CLOUD_CONNECT_LONG, summary, upto)
     assert again == (summary, upto)
+
+
+def test_llm_summary_is_used_and_a_failure_falls_back_to_extractive() -> None:
+    from tellmemore.config import LLMSettings
+    from tellmemore.llm import LLMClient
+    from tellmemore.testing.scripted_llm import Reply, ScriptedLLMServer
+
+    with ScriptedLLMServer() as server:
+        server.enqueue("Cloud Connect escalation tiers, weekend cover and tickets.")
+        server.enqueue(Reply.error(500), Reply.error(500), Reply.error(500))
+        settings = LLMSettings(base_url=server.base_url, max_retries=1, deadline_s=3.0)
+        with LLMClient(settings) as client:
+            memory = RollingSummary(window=1, summary_every=2, llm=client)
+            summary, upto = memory.update(CLOUD_CONNECT_LONG, "", 0)
+            assert summary == "Cloud Connect escalation tiers, weekend cover and tickets."
+            assert upto == 6
+            assert "what escalation options" in server.requests[0].prompt
+            longer = [*CLOUD_CONNECT_LONG, U("and attachments?"), A("Up to 10 files.")]
+            summary2, upto2 = memory.update(longer, summary, upto)
+        assert upto2 == 8
+        assert "cloud connect" in summary2.lower()  # extractive, from the previous summary too
