@@ -233,7 +233,7 @@ class _Run:
                 return Phrase(joined, tuple(s for p in pair for s in p.stems)), "assistant"
         pool = cands
         if ref.kind == ReferentKind.PERSON:
-            pool = [c for c in cands if c.phrase.capitalized] or cands
+            pool = [c for c in cands if self._is_name(c.phrase)] or cands
         if not pool:
             return None
         best = max(pool, key=lambda c: c.score * agreement(ref, c.phrase))
@@ -438,6 +438,12 @@ class _Run:
         if res.ambiguous:
             return None
         return res
+
+    def _is_name(self, phrase: Phrase) -> bool:
+        """Every word capitalised somewhere in the conversation ("doctor strange" typed by
+        the user, "Doctor Strange" in the answer): a name a person pronoun can bind."""
+        words = self._surface(phrase).split()
+        return bool(words) and all(w[:1].isupper() or not w[:1].isalpha() for w in words)
 
     def _surface(self, phrase: Phrase) -> str:
         return surface_form(phrase.text, (t.content for t in self.history))
