@@ -27,6 +27,7 @@ from tellmemore.config import Settings
 from tellmemore.errors import ConfigError
 from tellmemore.service import errors
 from tellmemore.service.routes import ROUTERS
+from tellmemore.service.schemas import PROBLEM_RESPONSES
 from tellmemore.types import API_VERSION
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,7 @@ def create_app(
     app.state.assistant = the_assistant
     errors.install(app)
     for router in ROUTERS:
-        app.include_router(router)
+        app.include_router(router, responses=PROBLEM_RESPONSES)
     if settings.service.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 

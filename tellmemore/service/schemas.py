@@ -7,7 +7,7 @@ frozen dataclasses and never from loose dicts.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -126,3 +126,24 @@ class HealthModel(BaseModel):
     version: str
     api_version: str
     auth: bool = Field(description="Whether /v1 requires an API key.")
+
+
+class ProblemModel(BaseModel):
+    """An error (RFC 9457 problem detail, `application/problem+json`); see docs/service.md."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = Field(description="A stable URI naming the problem, e.g. urn:tellmemore:problem:")
+    title: str
+    status: int
+    detail: str
+    instance: str | None = None
+
+
+PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    "default": {
+        "description": "Any error: a problem detail (401, 404, 413, 422, 500, 502, 503).",
+        "content": {"application/problem+json": {"schema": ProblemModel.model_json_schema()}},
+    }
+}
+"""Documents the error responses of every route, so the OpenAPI document covers them all."""

@@ -20,7 +20,19 @@ router = APIRouter(prefix="/v1", tags=["chat"])
 _STREAM_DOC = {
     "description": "The Answer; or, with `stream: true`, server-sent events "
     "`resolution`, `citations`, `delta`, `done` (see docs/service.md).",
-    "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    # OpenAPI 3.1 reads the schema of an event stream as the schema of one event.
+    "content": {
+        "text/event-stream": {
+            "schema": {
+                "type": "object",
+                "properties": {
+                    "event": {"enum": ["resolution", "citations", "delta", "done", "error"]},
+                    "data": {"type": "string", "contentMediaType": "application/json"},
+                },
+                "required": ["event", "data"],
+            }
+        }
+    },
 }
 
 
