@@ -238,7 +238,7 @@ def setup_sqlite(
     calls["term_stats_5_terms"] = lambda i: index.term_stats(c.queries[i].split()[:5])
     if hnsw:
         info["hnsw"] = hnsw_info(c, path, k)
-        graph_index = SQLiteIndex(path, dimension=DIM, hnsw_threshold=0)
+        graph_index = SQLiteIndex(path, dimension=DIM, hnsw_threshold=0, background_build=False)
 
         def via_graph(mode: SearchMode) -> Callable[[int], Any]:
             def run(i: int) -> Any:
@@ -257,14 +257,14 @@ def setup_sqlite(
 def hnsw_info(c: Corpus, path: Path, k: int) -> dict[str, Any]:
     """Build (first search), reload (a second process) and recall@k of the HNSW path."""
     start = time.perf_counter()
-    with SQLiteIndex(path, dimension=DIM, hnsw_threshold=0) as index:
+    with SQLiteIndex(path, dimension=DIM, hnsw_threshold=0, background_build=False) as index:
         index.search(SearchRequest("x", c.query_vectors[0], mode=SearchMode.DENSE))
     build_s = time.perf_counter() - start
     files = list(path.parent.glob(f"{path.name}.*.usearch"))
     start = time.perf_counter()
     recall = []
     with (
-        SQLiteIndex(path, dimension=DIM, hnsw_threshold=0) as graph,
+        SQLiteIndex(path, dimension=DIM, hnsw_threshold=0, background_build=False) as graph,
         SQLiteIndex(path, dimension=DIM) as exact,
     ):
         graph.search(SearchRequest("x", c.query_vectors[0], mode=SearchMode.DENSE))
@@ -360,6 +360,61 @@ def setup_lancedb(c: Corpus, work: Path, k: int) -> tuple[dict[str, Any], Calls]
     return info, calls
 
 
+_OPEN_MILVUS: list[Any] = []
+
+
+def setup_milvus_lite(
+    c: Corpus, work: Path, k: int, candidates: int
+) -> tuple[dict[str, Any], Calls]:
+    """tellmemore's MilvusIndex on milvus-lite (`--engines ...,milvus-lite`).
+
+    milvus-lite is a test engine (pure Python, in-process, for parity with a
+    Milvus server): reported for completeness, not tuned for.
+    """
+    from tellmemore.index.milvus import MilvusIndex, parse_uri
+
+    where = parse_uri(f"milvus-lite:{work / 'lite.db'}", project_dir=work, collection="bench")
+    start = time.perf_counter()
+    index = MilvusIndex(where, dimension=DIM, collection="bench", embedder="random")
+    _OPEN_MILVUS.append(index)
+    step = 1_000
+    for lo in range(0, len(c.ids), step):
+        chunks = [
+            Chunk(id=c.ids[i], doc_id=c.ids[i], text=c.texts[i], tenant=c.tenants[i])
+            for i in range(lo, min(lo + step, len(c.ids)))
+        ]
+        index.upsert(chunks, c.vectors[lo : lo + len(chunks)])
+    build_s = time.perf_counter() - start
+    files = [f for f in work.rglob("*") if f.is_file() and (work / "lite.db") in f.parents]
+    files.append(where.terms_path)
+    info: dict[str, Any] = {
+        "build_s": round(build_s, 1),
+        "chunks_per_s": round(len(c.ids) / build_s),
+        "disk_mb": round(sum(f.stat().st_size for f in files) / 2**20, 1),
+        "versions": f"pymilvus {_version('pymilvus')}, milvus-lite {_version('milvus-lite')}",
+    }
+
+    def call(**options: Any) -> Callable[[int], Any]:
+        def run(i: int) -> Any:
+            request = SearchRequest(
+                c.queries[i], c.query_vectors[i], k=k, candidates=candidates, **options
+            )
+            return index.search(request)
+
+        return run
+
+    calls: Calls = {mode.value: call(mode=mode) for mode in SearchMode}
+    calls["hybrid_rrf"] = call(fusion="rrf")
+    calls["hybrid_tenant_filter"] = call(filter=SearchFilter(tenant="a"))
+    calls["term_stats_5_terms"] = lambda i: index.term_stats(c.queries[i].split()[:5])
+    return info, calls
+
+
+def close_milvus() -> None:
+    while _OPEN_MILVUS:
+        _OPEN_MILVUS.pop().close()
+
+
 _NON_WORD = re.compile(r"[^\w\s]+")
 
 
@@ -450,6 +505,12 @@ def bench_query_encoding(queries: list[str]) -> dict[str, Any]:
     embedder = SentenceTransformerEmbedder()
     out = _time(lambda i: embedder.embed_query(queries[i]), len(queries))
     out["torch_threads"] = torch.get_num_threads()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        out["one_thread"] = _time(lambda i: embedder.embed_query(queries[i]), len(queries))
+    finally:
+        torch.set_num_threads(threads)
     return out
 
 
@@ -490,6 +551,12 @@ def main(argv: list[str] | None = None) -> int:
         "--hnsw-from", type=int, default=50_000, help="measure the HNSW path from this size"
     )
     parser.add_argument("--no-real", action="store_true")
+    parser.add_argument(
+        "--engines",
+        default="sqlite,lancedb,bm25s",
+        help="systems to measure, comma-separated: sqlite, lancedb, bm25s, milvus-lite "
+        "(milvus-lite is a slow in-process test engine: opt in)",
+    )
     parser.add_argument("--no-encoding", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS / "search_latency")
     args = parser.parse_args(argv)
@@ -530,19 +597,27 @@ def main(argv: list[str] | None = None) -> int:
                 corpus, work, args.k, args.candidates, hnsw=len(corpus.ids) >= args.hnsw_from
             )
             entry["sqlite"] = info
-            if not args.no_peers:
+            engines = set(args.engines.split(","))
+            if not args.no_peers and "bm25s" in engines:
                 info, systems["bm25s_numpy"] = setup_bm25s_numpy(
                     corpus, args.k, args.candidates, args.weight
                 )
                 entry["bm25s_numpy"] = info
+            if not args.no_peers and "lancedb" in engines:
                 info, systems["lancedb"] = setup_lancedb(corpus, work, args.k)
                 entry["lancedb"] = info
+            if "milvus-lite" in engines:
+                info, systems["milvus_lite"] = setup_milvus_lite(
+                    corpus, work, args.k, args.candidates
+                )
+                entry["milvus_lite"] = info
             print("  built", json.dumps({s: entry[s] for s in systems}), flush=True)
             for system, stats in measure(systems, len(corpus.queries), args.seed).items():
                 entry[system].update(stats)
                 print(f"  {system}", json.dumps(entry[system]), flush=True)
             report["corpora"].append(entry)
         finally:
+            close_milvus()
             shutil.rmtree(work, ignore_errors=True)
             gc.collect()
     if not args.no_encoding:
@@ -599,6 +674,19 @@ def render(report: dict[str, Any]) -> str:
                 f"{_cell(ld['hybrid'])} | build {ld['build_s']} s; {ld['note']}; hybrid p50 "
                 f"{ratio:.1f}x ours |"
             )
+        if "milvus_lite" in c:
+            ml = c["milvus_lite"]
+            lines.append(
+                f"| | | tellmemore on milvus-lite | {_cell(ml['bm25'])} | {_cell(ml['dense'])} | "
+                f"{_cell(ml['hybrid'])} | test engine (pure Python, in-process), not a Milvus "
+                "server: its BM25 re-indexes the unflushed rows (< 128 MB) on every search, so "
+                f"it slows fast as chunks grow; build {ml['build_s']} s "
+                f"({ml['chunks_per_s']} chunks/s), "
+                f"{ml['disk_mb']} MB; hybrid RRF (hybrid_search + RRFRanker) "
+                f"{_cell(ml['hybrid_rrf'])}; hybrid + tenant filter "
+                f"{_cell(ml['hybrid_tenant_filter'])}; term_stats(5 terms, side table) "
+                f"{_cell(ml['term_stats_5_terms'])}; {ml['versions']} |"
+            )
         if "hnsw" in sq:
             h = sq["hnsw"]
             recall = h[f"recall@{s['k']}"]
@@ -616,8 +704,10 @@ def render(report: dict[str, Any]) -> str:
         lines += [
             "",
             f"MiniLM query encoding (all-MiniLM-L6-v2, CPU, {enc['torch_threads']} torch threads, "
-            f"MTRAG rewrites): p50 {enc['p50_ms']:.1f} ms, p95 {enc['p95_ms']:.1f} ms. "
-            "Search with embedding = the figures above + this.",
+            f"MTRAG rewrites): p50 {enc['p50_ms']:.1f} ms, p95 {enc['p95_ms']:.1f} ms; with "
+            f"1 torch thread p50 {enc['one_thread']['p50_ms']:.1f} ms, p95 "
+            f"{enc['one_thread']['p95_ms']:.1f} ms. Search with embedding = the figures above "
+            "+ this.",
         ]
     env = report["environment"]
     lines += [

@@ -21,7 +21,8 @@ that the float32 matrix rescores (`index.dense`). The graph is built lazily
 on the first search, kept in memory, updated in place from the rows whose
 `vgen` (generation of their last write) is newer than the graph, and saved
 beside the database (`index.hnsw` says why: building costs minutes at 1M
-chunks, updating and loading cost seconds).
+chunks, updating and loading cost seconds). The first build runs on a helper
+thread, searches staying exact meanwhile, unless `background_build=False`.
 """
 
 from __future__ import annotations
@@ -148,6 +149,7 @@ class SQLiteIndex:
         dimension: int,
         hnsw_threshold: int = 200_000,
         embedder: str | None = None,
+        background_build: bool = True,
     ) -> None:
         if dimension < 1:
             raise IndexError_(f"index dimension must be >= 1, got {dimension}")
@@ -162,6 +164,9 @@ class SQLiteIndex:
         self._df_cache_n = 0
         self._tok_conn: sqlite3.Connection | None = None
         self._graph: Graph | None = None
+        self._built: Graph | None = None
+        self._builder: threading.Thread | None = None
+        self.background_build = background_build
         self.uid = ""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -171,6 +176,9 @@ class SQLiteIndex:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=FULL")
             self._conn.execute("PRAGMA busy_timeout=30000")
+            # FTS5 posting lists are read through the page cache: 64 MB instead of the
+            # default 2 MB cut BM25 p50 by ~20% on the MTRAG pool (23k passages, 100 MB).
+            self._conn.execute("PRAGMA cache_size=-65536")
             self._init_schema(embedder)
         except sqlite3.DatabaseError as exc:
             raise IndexError_(
@@ -565,6 +573,9 @@ class SQLiteIndex:
             self._dense = self._load_dense(generation, None)
         elif dense.generation != generation:
             self._dense = self._load_dense(generation, dense)
+        elif self._built is not None and dense.matrix.graph is None:
+            graph = self._graph_for(dense.rids, dense.matrix.matrix, generation)
+            dense.matrix = DenseMatrix(dense.matrix.matrix, keys=dense.rids, graph=graph)
         return self._dense
 
     def _load_dense(self, generation: int, previous: _Dense | None) -> _Dense:
@@ -631,9 +642,14 @@ class SQLiteIndex:
             return None
         graph = self._graph
         if graph is None or graph.generation > generation:
-            graph = Graph.load(self.path, self.uid, self.dimension, generation)
+            graph, self._built = self._built, None
+            if graph is None or graph.generation > generation:
+                graph = Graph.load(self.path, self.uid, self.dimension, generation)
         threads = default_threads()
         if graph is None:
+            if self.background_build:
+                self._build_in_background(rids, matrix, generation)
+                return None  # exact search until the graph is ready
             graph = Graph.build(rids, matrix, generation, threads=threads)
             self._save_graph(graph)
         elif graph.generation != generation:
@@ -650,6 +666,34 @@ class SQLiteIndex:
                 self._save_graph(graph)
         self._graph = graph
         return graph
+
+    def _build_in_background(
+        self, rids: npt.NDArray[np.int64], matrix: npt.NDArray[np.float32], generation: int
+    ) -> None:
+        """Build the graph on a helper thread; searches stay exact until the next one finds it.
+
+        Building takes minutes at 1M chunks; a first query must not wait for it.
+        The arrays are never modified in place (a write makes new ones), so the
+        thread can read them without the lock.
+        """
+        if self._builder is not None and self._builder.is_alive():
+            return
+
+        def build() -> None:
+            graph = Graph.build(rids, matrix, generation, threads=default_threads())
+            self._save_graph(graph)
+            self._built = graph
+
+        self._builder = threading.Thread(target=build, name="tellmemore-hnsw", daemon=True)
+        self._builder.start()
+
+    def wait_for_graph(self, timeout: float | None = None) -> bool:
+        """Block until a background graph build finishes; True if none is running now."""
+        builder = self._builder
+        if builder is not None:
+            builder.join(timeout)
+            return not builder.is_alive()
+        return True
 
     def _save_graph(self, graph: Graph) -> None:
         try:

@@ -24,6 +24,8 @@ class TestSQLiteIndexWithHNSW(IndexConformance):
 
     @pytest.fixture
     def index(self, tmp_path: Path) -> Iterator[SQLiteIndex]:
-        idx = SQLiteIndex(tmp_path / "index.db", dimension=64, hnsw_threshold=0)
+        idx = SQLiteIndex(
+            tmp_path / "index.db", dimension=64, hnsw_threshold=0, background_build=False
+        )
         yield idx
         idx.close()

@@ -234,7 +234,7 @@ def test_hnsw_finds_the_same_top_hit_as_exact(tmp_path: Path) -> None:
     rng = np.random.default_rng(11)
     with (
         SQLiteIndex(path, dimension=64) as exact,
-        SQLiteIndex(path, dimension=64, hnsw_threshold=50) as hnsw,
+        SQLiteIndex(path, dimension=64, hnsw_threshold=50, background_build=False) as hnsw,
     ):
         exact.upsert(chunks, vectors)
         filters = [
@@ -325,7 +325,7 @@ def test_hnsw_graph_follows_writes_and_is_saved_beside_the_db(
         request = SearchRequest("q", vector, k=3, mode=SearchMode.DENSE)
         return [h.chunk.id for h in index.search(request)]
 
-    with SQLiteIndex(path, dimension=64, hnsw_threshold=10) as index:
+    with SQLiteIndex(path, dimension=64, hnsw_threshold=10, background_build=False) as index:
         index.upsert(chunks, vectors)
         assert search(index, vectors[7])[0] == "r7"  # builds and saves the graph
         saved = list(tmp_path.glob("index.db.*.usearch"))
@@ -349,7 +349,7 @@ def test_hnsw_graph_follows_writes_and_is_saved_beside_the_db(
         raise AssertionError("the graph was rebuilt instead of loaded")
 
     monkeypatch.setattr(hnsw_module.Graph, "build", no_build)
-    with SQLiteIndex(path, dimension=64, hnsw_threshold=10) as other:
+    with SQLiteIndex(path, dimension=64, hnsw_threshold=10, background_build=False) as other:
         assert search(other, -vectors[11])[0] == "new"
         assert "r20" not in search(other, vectors[20])
         assert search(other, vectors[100])[0] == "r100"
@@ -358,14 +358,14 @@ def test_hnsw_graph_follows_writes_and_is_saved_beside_the_db(
 def test_a_rebuilt_index_never_loads_a_stale_graph(tmp_path: Path) -> None:
     chunks, vectors = _random_corpus(100, 64)
     path = tmp_path / "index.db"
-    with SQLiteIndex(path, dimension=64, hnsw_threshold=10) as index:
+    with SQLiteIndex(path, dimension=64, hnsw_threshold=10, background_build=False) as index:
         index.upsert(chunks, vectors)
         index.search(SearchRequest("q", vectors[0], mode=SearchMode.DENSE))
     for p in tmp_path.glob("index.db*"):
         if not p.name.endswith(".usearch"):
             p.unlink()
     shuffled = vectors[::-1].copy()
-    with SQLiteIndex(path, dimension=64, hnsw_threshold=10) as index:
+    with SQLiteIndex(path, dimension=64, hnsw_threshold=10, background_build=False) as index:
         index.upsert(chunks, shuffled)
         hits = index.search(SearchRequest("q", shuffled[3], k=1, mode=SearchMode.DENSE))
         assert hits[0].chunk.id == "r3"
@@ -424,3 +424,17 @@ def test_an_index_written_before_vgen_existed_still_opens(tmp_path: Path) -> Non
         _put(index, emb, _chunks("b", 2, "bravo"))
         assert set(_ids(index, emb, "bravo", SearchMode.BM25)) == {"b0", "b1"}
         assert index.uid
+
+
+def test_the_first_graph_is_built_in_the_background(tmp_path: Path) -> None:
+    chunks, vectors = _random_corpus(300, 64)
+    with SQLiteIndex(tmp_path / "index.db", dimension=64, hnsw_threshold=10) as index:
+        index.upsert(chunks, vectors)
+        request = SearchRequest("q", vectors[42], k=3, mode=SearchMode.DENSE)
+        first = [h.chunk.id for h in index.search(request)]  # exact, not waiting
+        assert first[0] == "r42"
+        assert index.wait_for_graph(timeout=60)
+        again = [h.chunk.id for h in index.search(request)]
+        assert index._dense is not None and index._dense.matrix.uses_hnsw
+        assert again[0] == "r42"
+        assert list(tmp_path.glob("index.db.*.usearch"))
