@@ -25,6 +25,7 @@ Rules:
 - Answer in the language of the user's message, briefly."""
 
 _CITE = re.compile(r"\[(\d{1,2})\]")
+_SOURCE_TAG = re.compile(r"<\s*(/?)\s*source\b", re.IGNORECASE)
 
 
 def build_messages(
@@ -32,8 +33,7 @@ def build_messages(
 ) -> list[dict[str, str]]:
     """The chat messages for the generator: sources, recent real history, the real message."""
     sources = "\n\n".join(
-        f'<source n="{i}" title="{_attr(h.chunk.header)}">\n'
-        f"{h.chunk.text.replace('</source>', '</ source>')}\n</source>"
+        f'<source n="{i}" title="{_attr(h.chunk.header)}">\n{_fenced(h.chunk.text)}\n</source>'
         for i, h in enumerate(hits, start=1)
     )
     messages = [{"role": "system", "content": f"{SYSTEM_PROMPT}\n\nSources:\n{sources}"}]
@@ -55,6 +55,12 @@ def cited_numbers(text: str, n_sources: int) -> list[int]:
 
 def is_abstention(text: str) -> bool:
     return ABSTAIN_MARKER in text or not text.strip()
+
+
+def _fenced(text: str) -> str:
+    """Document text that can neither close its fence nor open a forged one: every
+    `<source ...>` or `</source>` inside it loses its `<`."""
+    return _SOURCE_TAG.sub(lambda m: "‹" + m.group(1) + "source", text)
 
 
 def _attr(value: str) -> str:
