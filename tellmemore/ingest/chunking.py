@@ -314,8 +314,12 @@ def split_text(block: Block, budget: int, count: CountTokens) -> list[str]:
 _INJECTION = re.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}?"
     r"\b(?:previous|prior|above|earlier|preceding|all|any|your|system)\b[^.\n]{0,30}?"
-    r"\b(?:instructions?|prompts?|rules|directions|guidelines|messages)\b"
+    r"\b(?:instructions?|prompts?|rules|directions|guidelines|messages|sources|context)\b"
+    r"|\b(?:ignore|disregard|forget)\b[^.\n]{0,20}?"
+    r"\b(?:instructions?|prompts?|sources|context)\s+(?:above|provided|given|before)\b"
     r"|\byou are now\b[^.\n]{0,40}\b(?:assistant|ai|model|dan|jailbroken)\b"
+    r"|\bthe\s+(?:correct\s+|right\s+|only\s+)?answer\s+is\s+always\b"
+    r"|\balways\s+(?:answer|reply|respond|say)\s+(?:that\b|[:\"'])"
     r"|<\|im_start\|>|\[/?INST\]|<<SYS>>",
     re.IGNORECASE,
 )
