@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -114,6 +114,8 @@ class Settings(BaseSettings):
     )
 
     project_dir: Path = Path(".tellmemore")
+    index_uri: str | None = None
+    """Shortcut for `index.uri` (environment: TELLMEMORE_INDEX_URI); wins when set."""
     index: IndexSettings = Field(default_factory=IndexSettings)
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
@@ -137,6 +139,12 @@ class Settings(BaseSettings):
             env_settings,
             TomlConfigSettingsSource(settings_cls, toml_file=toml_path),
         )
+
+    @model_validator(mode="after")
+    def _index_uri_shortcut(self) -> Settings:
+        if self.index_uri:
+            self.index = self.index.model_copy(update={"uri": self.index_uri})
+        return self
 
     @classmethod
     def load(cls, project_dir: str | Path | None = None, **overrides: Any) -> Settings:

@@ -27,3 +27,12 @@ def stats_command(project: ProjectOpt = None, json_out: JsonOpt = False) -> None
             value = f"{value / 1e6:.2f} MB"
         table.add_row(key, str(value))
     console.print(table)
+
+
+def _register_copy() -> None:
+    from tellmemore.cli.index_copy import copy_command
+
+    app.command("copy")(copy_command)
+
+
+_register_copy()
