@@ -34,7 +34,6 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -53,6 +52,7 @@ from tellmemore.index.lexical import (
     query_terms,
     searchable_text,
 )
+from tellmemore.index.vectors import VectorState, read_rows, written_since
 from tellmemore.types import Chunk, Hit, SearchFilter, SearchMode, TermStats
 
 log = logging.getLogger(__name__)
@@ -110,17 +110,6 @@ _FIELDS = "id, doc_id, tenant, title, section, text, version, url, content_hash,
 _COLUMNS = f"rid, {_FIELDS}"
 
 
-@dataclass
-class _Dense:
-    generation: int
-    matrix: DenseMatrix
-    rids: npt.NDArray[np.int64]
-    tenants: npt.NDArray[np.int32]
-    tenant_codes: dict[str, int]
-    docs: npt.NDArray[np.int32]
-    doc_codes: dict[str, int]
-
-
 class SQLiteIndex:
     """The default index: one SQLite file, BM25 + dense + hybrid, filters before ranking.
 
@@ -157,7 +146,7 @@ class SQLiteIndex:
         self.dimension = dimension
         self.hnsw_threshold = hnsw_threshold
         self._lock = threading.RLock()
-        self._dense: _Dense | None = None
+        self._dense: VectorState | None = None
         self._count: tuple[int, int] | None = None
         self._stem_cache: dict[str, tuple[str, ...]] = {}
         self._df_cache: dict[str, int] = {}
@@ -552,13 +541,13 @@ class SQLiteIndex:
     ) -> Callable[[], list[tuple[int, float]]]:
         """Prepare (under the lock) a dense search; the returned call needs no connection."""
         dense = self._dense_state()
-        mask = _mask(dense, flt)
+        mask = dense.mask(flt)
 
         def run() -> list[tuple[int, float]]:
             if len(dense.matrix) == 0 or (mask is not None and not mask.any()):
                 return []
             positions, scores = dense.matrix.search(query, k, mask)
-            return list(zip(dense.rids[positions].tolist(), scores.tolist(), strict=True))
+            return list(zip(dense.rows.rids[positions].tolist(), scores.tolist(), strict=True))
 
         return run
 
@@ -566,7 +555,7 @@ class SQLiteIndex:
         row = self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         return int(row[0])
 
-    def _dense_state(self) -> _Dense:
+    def _dense_state(self) -> VectorState:
         generation = self._generation()
         dense = self._dense
         if dense is None or dense.generation > generation:
@@ -574,64 +563,15 @@ class SQLiteIndex:
         elif dense.generation != generation:
             self._dense = self._load_dense(generation, dense)
         elif self._built is not None and dense.matrix.graph is None:
-            graph = self._graph_for(dense.rids, dense.matrix.matrix, generation)
-            dense.matrix = DenseMatrix(dense.matrix.matrix, keys=dense.rids, graph=graph)
+            rows = dense.rows
+            graph = self._graph_for(rows.rids, rows.matrix, generation)
+            dense.matrix = DenseMatrix(rows.matrix, keys=rows.rids, graph=graph)
         return self._dense
 
-    def _load_dense(self, generation: int, previous: _Dense | None) -> _Dense:
-        """The vectors and filter columns at `generation`, read whole or patched.
-
-        With a previous state, only rows written since (`vgen` newer) are read;
-        rows deleted since are dropped by comparing rowids. A write of one batch
-        into a 100k-chunk index then costs a few ms instead of a full reload.
-        """
-        if previous is None:
-            rows = self._conn.execute(
-                "SELECT rid, tenant, doc_id, vector FROM chunks ORDER BY rid"
-            ).fetchall()
-            tenant_codes: dict[str, int] = {}
-            doc_codes: dict[str, int] = {}
-        else:
-            rows = self._conn.execute(
-                "SELECT rid, tenant, doc_id, vector FROM chunks WHERE vgen > ? ORDER BY rid",
-                (previous.generation,),
-            ).fetchall()
-            tenant_codes = dict(previous.tenant_codes)
-            doc_codes = dict(previous.doc_codes)
-        n = len(rows)
-        rids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=n)
-        blob = b"".join(r[3] for r in rows)
-        matrix = np.frombuffer(blob, dtype=np.float32).reshape(n, self.dimension)
-        tenants = np.fromiter(
-            (tenant_codes.setdefault(r[1], len(tenant_codes)) for r in rows),
-            dtype=np.int32,
-            count=n,
-        )
-        docs = np.fromiter(
-            (doc_codes.setdefault(r[2], len(doc_codes)) for r in rows), dtype=np.int32, count=n
-        )
-        if previous is not None:
-            live = np.fromiter(
-                (r[0] for r in self._conn.execute("SELECT rid FROM chunks ORDER BY rid")),
-                dtype=np.int64,
-            )
-            keep = np.isin(previous.rids, live, assume_unique=True) & ~np.isin(
-                previous.rids, rids, assume_unique=True
-            )
-            order = np.argsort(np.concatenate([previous.rids[keep], rids]), kind="stable")
-            rids = np.concatenate([previous.rids[keep], rids])[order]
-            matrix = np.concatenate([previous.matrix.matrix[keep], matrix])[order]
-            tenants = np.concatenate([previous.tenants[keep], tenants])[order]
-            docs = np.concatenate([previous.docs[keep], docs])[order]
-        return _Dense(
-            generation=generation,
-            matrix=DenseMatrix(matrix, keys=rids, graph=self._graph_for(rids, matrix, generation)),
-            rids=rids,
-            tenants=tenants,
-            tenant_codes=tenant_codes,
-            docs=docs,
-            doc_codes=doc_codes,
-        )
+    def _load_dense(self, generation: int, previous: VectorState | None) -> VectorState:
+        rows = read_rows(self._conn, self.dimension, previous)
+        graph = self._graph_for(rows.rids, rows.matrix, generation)
+        return VectorState(generation, rows, DenseMatrix(rows.matrix, keys=rows.rids, graph=graph))
 
     def _graph_for(
         self, rids: npt.NDArray[np.int64], matrix: npt.NDArray[np.float32], generation: int
@@ -653,15 +593,8 @@ class SQLiteIndex:
             graph = Graph.build(rids, matrix, generation, threads=threads)
             self._save_graph(graph)
         elif graph.generation != generation:
-            changed = self._conn.execute(
-                "SELECT rid, vector FROM chunks WHERE vgen > ? ORDER BY rid", (graph.generation,)
-            ).fetchall()
-            changed_rids = np.fromiter((r[0] for r in changed), dtype=np.int64, count=len(changed))
-            vectors = np.frombuffer(b"".join(r[1] for r in changed), dtype=np.float32)
-            graph.update(
-                changed_rids, vectors.reshape(len(changed), self.dimension), rids, generation,
-                threads=threads,
-            )  # fmt: skip
+            changed, vectors = written_since(self._conn, graph.generation, self.dimension)
+            graph.update(changed, vectors, rids, generation, threads=threads)
             if graph.changes_since_save > SAVE_AFTER_FRACTION * len(graph):
                 self._save_graph(graph)
         self._graph = graph
@@ -762,20 +695,6 @@ def _filter_sql(flt: SearchFilter) -> tuple[str, list[Any]]:
         where.append(f"chunks.doc_id IN ({','.join('?' * len(flt.doc_ids))})")
         params.extend(flt.doc_ids)
     return " AND ".join(where), params
-
-
-def _mask(dense: _Dense, flt: SearchFilter) -> npt.NDArray[np.bool_] | None:
-    mask: npt.NDArray[np.bool_] | None = None
-    if flt.tenant is not None:
-        code = dense.tenant_codes.get(flt.tenant)
-        if code is None:
-            return np.zeros(len(dense.rids), dtype=bool)
-        mask = dense.tenants == code
-    if flt.doc_ids is not None:
-        codes = [dense.doc_codes[d] for d in flt.doc_ids if d in dense.doc_codes]
-        docs = np.isin(dense.docs, np.asarray(codes, dtype=np.int32))
-        mask = docs if mask is None else mask & docs
-    return mask
 
 
 def _row_values(chunk: Chunk, vector: Vector) -> tuple[Any, ...]:

@@ -389,13 +389,14 @@ def test_the_vector_matrix_is_patched_after_writes_not_reloaded(tmp_path: Path) 
                           filter=SearchFilter(tenant="other"))
         )  # fmt: skip
         assert [h.chunk.id for h in hits] == ["r3"]
-        patched = reader._dense
+        assert reader._dense is not None
+        patched = reader._dense.rows
         with SQLiteIndex(path, dimension=64) as fresh:
             fresh.search(SearchRequest("q", vectors[0], mode=SearchMode.DENSE))
-            full = fresh._dense
-        assert patched is not None and full is not None
+            assert fresh._dense is not None
+            full = fresh._dense.rows
         np.testing.assert_array_equal(patched.rids, full.rids)
-        np.testing.assert_array_equal(patched.matrix.matrix, full.matrix.matrix)
+        np.testing.assert_array_equal(patched.matrix, full.matrix)
         inverse = {code: t for t, code in patched.tenant_codes.items()}
         full_inverse = {code: t for t, code in full.tenant_codes.items()}
         assert [inverse[c] for c in patched.tenants] == [full_inverse[c] for c in full.tenants]
