@@ -68,5 +68,7 @@ def ingest_command(
     console.print(f"{report.chunks_embedded} chunks embedded.")
     for skipped in report.skipped:
         console.print(f"[yellow]skipped[/] {skipped.path}: {skipped.reason}")
+    for warning in report.warnings:
+        console.print(f"[yellow]warning[/] {warning}")
     for flagged in report.flagged:
         console.print(f"[red]flagged[/] {flagged}: looks like instructions to a model")
