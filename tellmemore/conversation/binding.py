@@ -43,6 +43,7 @@ _DETS = frozenset(
         the a an this that these those my your our their its
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
+_SUBJECT_PRONOUNS = frozenset({"i", "you", "we", "they", "he", "she", "it"})
 _JOINERS = frozenset({"of", "and", "&", "de", "du", "la", "von", "van"})
 """Joiners allowed inside a capitalised name ("Bank of America")."""
 _BREAK_PUNCT = re.compile(r"[,.;:?!()\[\]\"“”]|\s[-–—]\s")
@@ -96,6 +97,8 @@ class Salience:
 
     term_stats: TermStatsLookup | None
     _weights: dict[str, float] = field(default_factory=dict)
+    unseen: set[str] = field(default_factory=set)
+    """Words the index has never seen: no help to the search, but a subject of their own."""
 
     def prime(self, texts: Iterable[str]) -> None:
         vocab = {norm(t.text) for text in texts for t in tokenize(text)}
@@ -118,6 +121,7 @@ class Salience:
             if stats.n_chunks > 0 and stats.df.get(w, 0) == 0:
                 # A word the index never saw cannot help it find anything.
                 self._weights[w] = C.UNSEEN_WEIGHT
+                self.unseen.add(w)
             else:
                 self._weights[w] = min(1.0, stats.idf(w) / top) if top > 0 else 0.5
 
@@ -185,6 +189,10 @@ def phrases(text: str) -> list[Phrase]:
             flush()
             last_prep, last_det, last_fn = None, False, ""
         low = norm(tok.text)
+        if i > 0 and toks[i - 1].low in _SUBJECT_PRONOUNS and not run and tok.text.islower():
+            flush()  # "do they respond": the word after a subject pronoun is its verb
+            last_fn = low
+            continue
         joiner = (
             low in _JOINERS
             and run

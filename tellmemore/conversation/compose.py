@@ -169,7 +169,8 @@ def replacement(ref: Referent, phrase: Phrase, text: str, message: str) -> str:
         return f"{ref.text} ({text})"
     if ref.kind == ReferentKind.WHICH:
         return f"which of {text}"
-    out = f"the {text}" if phrase.det and text[:1].islower() else text
+    common_head = text[:1].islower() or text.split()[-1][:1].islower()
+    out = f"the {text}" if phrase.det and common_head else text  # "the Pro plan"
     if ref.kind == ReferentKind.POSSESSIVE or ref.text.lower() == "his":
         out += "'s"
     if ref.start == 0 and message[:1].isupper():

@@ -63,7 +63,9 @@ def gate(
         return GateResult(True, "no content words")
     sal = salience if salience is not None else Salience(term_stats)
     sal.prime([message])
-    distinctive = [w for w in content if sal.weight(w) >= C.DISTINCTIVE_IDF]
+    distinctive = [
+        w for w in content if sal.weight(w) >= C.DISTINCTIVE_IDF or w in sal.unseen
+    ]  # a word the documents never use ("sourdough") is a new subject, not a follow-up
     if len(content) <= C.LOW_SIGNAL_WORDS and not distinctive and not _names(message):
         return GateResult(True, "too little signal")
     if len(content) <= C.FRAGMENT_WORDS and _is_fragment(message):

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Phrase, phrases, sentences
-from tellmemore.conversation.text import tokenize
+from tellmemore.conversation.text import stem, tokenize
 
 _BULLET = re.compile(r"^\s*(?:[-*•·▪●]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+(.*\S)")
 _LEAD_CHARS = 80
@@ -72,7 +72,44 @@ def _parallel_sentences(sents: list[str], answer: str) -> list[Phrase]:
         if not best and len(group) >= 2 and _COUNT_WORDS & set(answer.lower().split()):
             best = [_truncate(p, 2) for p in group]
         i = j + 1
-    return best
+    return best or _shared_subject(sents)
+
+
+def _shared_subject(sents: list[str]) -> list[Phrase]:
+    """Consecutive sentences with one subject and parallel qualifiers: "Escalations on the
+    Standard tier go ... Escalations on the Enterprise tier go ..." -> "Standard
+    escalation", "Enterprise escalation" (the qualifier's own word + the subject)."""
+    heads: list[tuple[Phrase, Phrase] | None] = []
+    for s in sents:
+        ps = phrases(s[:_LEAD_CHARS])
+        ok = len(ps) >= 2 and s.startswith(ps[0].text) and ps[0].text[:1].isupper()
+        heads.append((ps[0], ps[1]) if ok else None)
+    i = 0
+    while i < len(heads):
+        j = i
+        first = heads[i]
+        while j < len(heads) and (h := heads[j]) is not None and first is not None:
+            if h[0].stems != first[0].stems:
+                break
+            j += 1
+        run = [h for h in heads[i:j] if h is not None]
+        quals = _shared_head_labels([q for _, q in run]) if len(run) >= 2 else None
+        if quals is not None and run:
+            subject = run[0][0]
+            noun = subject.text if subject.capitalized else subject.text.lower()
+            noun = " ".join(stem(w) if k == len(noun.split()) - 1 else w
+                            for k, w in enumerate(noun.split()))  # fmt: skip
+            out = []
+            for q in quals:
+                own = tokenize(q.text)[:-1]  # "Standard tier" -> "Standard"
+                if not own:
+                    return []
+                text = f"{q.text[: own[-1].end]} {noun}"
+                out.append(Phrase(text, (*q.stems[:-1], *map(stem, noun.split())), None, True))
+            if len({p.stems for p in out}) == len(out):
+                return out
+        i = max(j, i + 1)
+    return []
 
 
 def _shared_runs(group: list[Phrase]) -> Iterator[list[Phrase]]:

@@ -72,6 +72,8 @@ GENERIC_NOUNS = frozenset(
     people person thing things way ways lot lots part parts kind kinds type types
     number numbers case cases point points fact facts place places reason reasons
     example examples question questions answer answers idea ideas problem problems
+    weekend weekends holiday holidays hour hours minute minutes night nights morning
+    mornings afternoon afternoons evening evenings weekday weekdays
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Nouns too generic to be what a pronoun points at when they stand alone."""
@@ -88,6 +90,15 @@ class Token:
     @property
     def low(self) -> str:
         return self.text.lower()
+
+
+_CITATION = re.compile(r"\s*\[\d{1,3}\]")
+"""A "[2]" citation marker of an answer: no word of the conversation."""
+
+
+def strip_citations(text: str) -> str:
+    """`text` without "[n]" markers, which hide sentence ends from the splitter."""
+    return _CITATION.sub("", text) if "[" in text else text
 
 
 def tokenize(text: str) -> list[Token]:

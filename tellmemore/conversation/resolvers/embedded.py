@@ -61,6 +61,7 @@ from tellmemore.conversation.text import (
     content_words,
     missing_protected,
     stem,
+    strip_citations,
     surface_form,
     tokenize,
 )
@@ -106,7 +107,9 @@ class _Run:
     """One resolution: the history, the shared salience cache, the candidates."""
 
     def __init__(self, history: list[Turn], context: ResolveContext) -> None:
-        self.history = history
+        self.history = [
+            t if "[" not in t.content else Turn(t.role, strip_citations(t.content)) for t in history
+        ]
         self.context = context
         self.salience = Salience(context.term_stats)
         self._inner: tuple[str, int, int] | None = None
@@ -341,8 +344,10 @@ class _Run:
         for b in bindings.values():
             have |= {stem(w) for w in content_words(b)}
         for c in cands:
-            if c.role not in ("user", "summary") or c.score < C.SCOPE_MIN:
+            if c.role not in ("user", "summary") or c.score < C.MIN_ANTECEDENT:
                 continue
+            if c.score < C.SCOPE_MIN and not self._is_name(c.phrase):
+                continue  # a product name is scope even when every document names it
             if not set(c.stems) & have:
                 return c.phrase
         return None
