@@ -1,9 +1,10 @@
 """An HNSW graph (usearch) over chunk rowids, updated in place and saved beside the index.
 
 Used above `hnsw_threshold` chunks, where an exact scan costs more than the
-graph. Measured here (bench/search_latency.md, 2 shared cores): building is
-the expensive part, about 1.5-5k vectors/s for 384-d f16 (minutes for 1M
-chunks), while a search takes well under a millisecond. Hence:
+graph. Measured here (bench/search_latency.md, 2 cores shared with other
+jobs, load ~8): building is the expensive part, 611 vectors/s for 100k x 384
+(164 s; several minutes would be needed for 1M), while a search takes ~2 ms
+and recall@10 after exact rescoring is 0.9995. Hence:
 
 - the graph is keyed by the chunk rowid and kept in memory across writes:
   after a write only the changed rows (`chunks.vgen` newer than the graph)
@@ -15,9 +16,10 @@ chunks), while a search takes well under a millisecond. Hence:
   uid (a rebuilt index.db never picks up a stale graph) and the generation
   it reflects, so a reader applies exactly the changes made since.
 
-Vectors are stored as f16 with `expansion_add=64`: 4x faster to build than
-f32 with 128, with the same recall once the candidates are rescored exactly
-from the float32 matrix (see `DenseMatrix`).
+Vectors are stored as f16 with `expansion_add=64`: 3.7x faster to build than
+f32 with 128 (20k clustered vectors: 2353 vs 632 vectors/s), with the same
+recall@10 (1.000) once the candidates are rescored exactly from the float32
+matrix (see `DenseMatrix`). Loading a saved 100k graph takes ~2 s.
 """
 
 from __future__ import annotations
