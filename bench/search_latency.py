@@ -27,6 +27,7 @@ candidate count per signal. Results: bench/results/search_latency.{json,md}.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import importlib.metadata
 import json
@@ -73,7 +74,7 @@ class Corpus:
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
-    return (rows / np.linalg.norm(rows, axis=-1, keepdims=True)).astype(np.float32)
+    return np.asarray(rows / np.linalg.norm(rows, axis=-1, keepdims=True), dtype=np.float32)
 
 
 def _pseudo_words(n: int, rng: np.random.Generator) -> list[str]:
@@ -503,7 +504,7 @@ def bench_query_encoding(queries: list[str]) -> dict[str, Any]:
     from tellmemore.index.embedders import SentenceTransformerEmbedder
 
     embedder = SentenceTransformerEmbedder()
-    out = _time(lambda i: embedder.embed_query(queries[i]), len(queries))
+    out: dict[str, Any] = dict(_time(lambda i: embedder.embed_query(queries[i]), len(queries)))
     out["torch_threads"] = torch.get_num_threads()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -562,8 +563,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--render", type=Path, help="only rewrite the .md of this results .json")
     args = parser.parse_args(argv)
     if args.render:
-        report = json.loads(args.render.read_text())
-        args.render.with_suffix(".md").write_text(render(report))
+        saved = json.loads(args.render.read_text())
+        args.render.with_suffix(".md").write_text(render(saved))
         return 0
     if args.quick:
         args.sizes, args.queries, args.hnsw_from = "5000", 30, 5000
@@ -583,10 +584,10 @@ def main(argv: list[str] | None = None) -> int:
         "corpora": [],
     }
     corpora: list[Callable[[], Corpus]] = [
-        lambda n=n: synthetic(n, args.queries, args.seed) for n in sizes
+        functools.partial(synthetic, n, args.queries, args.seed) for n in sizes
     ]
     if not args.no_real and MTRAG.exists():
-        corpora.append(lambda: mtrag(args.queries, args.seed))
+        corpora.append(functools.partial(mtrag, args.queries, args.seed))
     for make in corpora:
         work = Path(tempfile.mkdtemp(prefix="tmm-bench-"))
         try:

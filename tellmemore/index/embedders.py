@@ -90,7 +90,10 @@ class SentenceTransformerEmbedder:
         if dimension is None:  # pragma: no cover - every ST model declares it
             raise ConfigError(f"model {model!r} does not declare its embedding dimension")
         self.dimension = int(dimension)
-        self.max_tokens = int(self._model.max_seq_length)
+        window = self._model.max_seq_length
+        if window is None:  # pragma: no cover - every ST model declares it
+            raise ConfigError(f"model {model!r} does not declare its max_seq_length")
+        self.max_tokens = int(window)
         self.batch_size = batch_size
         backend = copy.deepcopy(self._model.tokenizer.backend_tokenizer)
         backend.no_truncation()
@@ -222,6 +225,10 @@ class OpenAIEmbedder:
             self._dimension = int(self._embed_batch(["dimension probe"]).shape[1])
         return self._dimension
 
+    @dimension.setter
+    def dimension(self, value: int) -> None:
+        self._dimension = value
+
     def count_tokens(self, text: str) -> int:
         """An estimate (4 characters a token): the remote tokenizer is unknown here."""
         return max(1, (len(text) + 3) // 4) if text else 0
@@ -236,7 +243,7 @@ class OpenAIEmbedder:
         return np.ascontiguousarray(np.vstack(parts), dtype=np.float32)
 
     def embed_query(self, text: str) -> Vector:
-        return self._embed_batch([text])[0]
+        return np.ascontiguousarray(self._embed_batch([text])[0], dtype=np.float32)
 
     def _embed_batch(self, texts: list[str]) -> Vector:
         # Empty strings are rejected by some servers; a space embeds as "nothing".

@@ -559,14 +559,15 @@ class SQLiteIndex:
         generation = self._generation()
         dense = self._dense
         if dense is None or dense.generation > generation:
-            self._dense = self._load_dense(generation, None)
+            dense = self._load_dense(generation, None)
         elif dense.generation != generation:
-            self._dense = self._load_dense(generation, dense)
+            dense = self._load_dense(generation, dense)
         elif self._built is not None and dense.matrix.graph is None:
             rows = dense.rows
             graph = self._graph_for(rows.rids, rows.matrix, generation)
             dense.matrix = DenseMatrix(rows.matrix, keys=rows.rids, graph=graph)
-        return self._dense
+        self._dense = dense
+        return dense
 
     def _load_dense(self, generation: int, previous: VectorState | None) -> VectorState:
         rows = read_rows(self._conn, self.dimension, previous)
@@ -651,7 +652,7 @@ class SQLiteIndex:
                 f"SELECT {_COLUMNS} FROM chunks WHERE rid IN ({marks})", rids
             )
         }
-        hits = []
+        hits: list[Hit] = []
         for rid, score in ranked:
             chunk = chunks.get(rid)
             if chunk is None:  # deleted by another process since the matrix was loaded

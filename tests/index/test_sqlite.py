@@ -7,6 +7,7 @@ import sys
 import textwrap
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ from tellmemore.types import Chunk, SearchFilter, SearchMode
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _chunks(prefix: str, n: int, words: str, **fields: object) -> list[Chunk]:
+def _chunks(prefix: str, n: int, words: str, **fields: Any) -> list[Chunk]:
     return [
         Chunk(id=f"{prefix}{i}", doc_id=prefix.upper(), text=f"{words} number {i}", **fields)
         for i in range(n)
