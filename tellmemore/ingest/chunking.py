@@ -279,7 +279,8 @@ def split_text(block: Block, budget: int, count: CountTokens) -> list[str]:
     prefix, units, joiner = _units(block)
     prefix_tokens = count(prefix) if prefix else 0
     room = budget - prefix_tokens
-    if room < max(8, budget // 4):  # a table header too wide to repeat: drop the repetition
+    if room < max(8, budget // 4):  # a table header too wide to repeat: keep it once, first
+        units = [prefix.rstrip("\n"), *units]
         prefix, room = "", budget
     pieces: list[str] = []
     current: list[str] = []
