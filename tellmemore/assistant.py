@@ -235,7 +235,7 @@ class Session:
         turns = parse_history(history) if history is not None else self.history
         # One LLM budget for the whole turn: summary refresh, resolver and generator.
         deadline = time.monotonic() + self.assistant.settings.llm.deadline_s
-        summary = self._refreshed_summary(turns, deadline) if self.id is not None else ""
+        summary, why = self._refreshed_summary(turns, deadline)
         req = TurnRequest(
             message=message,
             history=turns,
@@ -243,6 +243,7 @@ class Session:
             tenant=self.tenant,
             summary=summary,
             deadline=deadline,
+            degraded=[f"summary:{why}"] if why else [],
         )
         return AnswerStream(self.assistant.runner.run(req))
 
@@ -251,12 +252,15 @@ class Session:
     ) -> Answer:
         return self.stream(message, history=history).result()
 
-    def _refreshed_summary(self, turns: list[Turn], deadline: float | None = None) -> str:
-        """The rolling summary of turns older than the window, refreshed every few turns."""
+    def _refreshed_summary(
+        self, turns: list[Turn], deadline: float | None = None
+    ) -> tuple[str, str | None]:
+        """The rolling summary of turns older than the window, refreshed every few turns,
+        and why the LLM could not write it (None: it did, or was not asked)."""
         from tellmemore.conversation.history import RollingSummary
 
         if self.id is None:
-            return ""
+            return "", None
         store = self.assistant.conversations
         summary, upto = store.summary(self.id)
         conv = self.assistant.settings.conversation
@@ -270,7 +274,7 @@ class Session:
         if rolling.due(turns, upto):
             summary, upto = rolling.update(turns, summary, upto)
             store.set_summary(self.id, summary, upto)
-        return summary
+        return summary, rolling.degraded
 
 
 def parse_history(history: Sequence[Mapping[str, str] | Turn] | str | Path) -> list[Turn]:

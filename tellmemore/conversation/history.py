@@ -114,6 +114,8 @@ class RollingSummary:
     term_stats: TermStatsLookup | None = None
     deadline: float | None = None
     """`time.monotonic()` instant by which the LLM summary must be written (the turn's budget)."""
+    degraded: str | None = None
+    """Set by `update` to the LLM error kind when it fell back to the extractive summary."""
 
     def due(self, history: Sequence[Turn], summary_upto: int) -> bool:
         """True when at least `summary_every` turns have left the window since the last
@@ -136,5 +138,6 @@ class RollingSummary:
                 return summary_text, len(older)
             except LLMError as exc:
                 logger.warning("summary refresh by LLM failed (%s); using extractive", exc)
+                self.degraded = exc.kind
         text = extractive_summary(new_turns, term_stats=self.term_stats, previous=summary)
         return text, len(older)
