@@ -264,6 +264,24 @@ def test_a_rewrite_of_the_last_answer_drops_markers_it_cannot_back(
     assert answer.answer == "Enterprise covers weekends. See also."
 
 
+def test_a_failed_summary_refresh_is_recorded_in_the_trace(
+    llm_assistant: Assistant, server: ScriptedLLMServer
+) -> None:
+    """Small talk calls no model; the 6th turn pushes 4 turns out of the window (3
+    exchanges), so the rolling summary is refreshed, by the LLM, which fails."""
+    session = llm_assistant.session()
+    for _ in range(5):
+        _, trace = play(llm_assistant, session, "thanks!")
+        assert trace["degraded"] == []
+    assert len(server.requests) == 0
+    server.enqueue(*[Reply.error(500)] * 3)
+    _, trace = play(llm_assistant, session, "thanks!")
+    assert trace["degraded"] == ["summary:server"]
+    assert server.pending == 0
+    _, upto = llm_assistant.conversations.summary(session.id or "")
+    assert upto == 4, "the extractive summary stood in and covers the 4 older turns"
+
+
 # -- a long session under random faults ---------------------------------------------------
 
 MESSAGES = [
