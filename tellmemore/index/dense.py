@@ -188,7 +188,9 @@ class DenseMatrix:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         if allowed < GRAPH_MIN_FRACTION * n:
             return None  # a selective filter: scanning its rows is cheap and exact
-        fetch = min(n, int(max(GRAPH_MIN_FETCH, 2 * k) * n / allowed))
+        fetch = int(max(GRAPH_MIN_FETCH, 2 * k) * n / allowed)
+        if fetch > n // 2:
+            return None  # a beam that wide is no cheaper than a scan, and less exact
         keys = graph.search(query, fetch)
         positions = np.searchsorted(self.keys, keys)
         inside = positions < n

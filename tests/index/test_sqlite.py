@@ -260,6 +260,10 @@ def test_hnsw_finds_the_same_top_hit_as_exact(tmp_path: Path) -> None:
                 assert got[0].dense == pytest.approx(want[0].dense, abs=1e-5)
                 assert {h.chunk.id for h in got} <= {chunks[i].id for i in allowed}
         assert hnsw._dense is not None and hnsw._dense.matrix.uses_hnsw
+        # Unfiltered and half-filtered searches go through the graph, not the exact fallback.
+        odd = np.array([c.tenant == "odd" for c in chunks])
+        assert hnsw._dense.matrix._search_graph(vectors[1], 5, None) is not None
+        assert hnsw._dense.matrix._search_graph(vectors[1], 5, odd) is not None
         assert exact._dense is not None and not exact._dense.matrix.uses_hnsw
 
 
