@@ -188,15 +188,20 @@ def measure(systems: dict[str, Calls], n: int, seed: int, warmup: int = 5) -> di
         for system, mode in pairs:
             systems[system][mode](i)
     samples: dict[tuple[str, str], list[float]] = {pair: [] for pair in pairs}
+    cpu: dict[tuple[str, str], list[float]] = {pair: [] for pair in pairs}
     for i in range(n):
         for j in rng.permutation(len(pairs)):
             system, mode = pairs[j]
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             systems[system][mode](i)
             samples[(system, mode)].append(time.perf_counter() - start)
+            cpu[(system, mode)].append(time.process_time() - start_cpu)
     out: dict[str, Any] = {system: {} for system in systems}
     for (system, mode), values in samples.items():
-        out[system][mode] = _stats(values)
+        stats = _stats(values)
+        cpu_ms = np.asarray(cpu[(system, mode)]) * 1000.0
+        stats["cpu_p50_ms"] = round(float(np.percentile(cpu_ms, 50)), 3)
+        out[system][mode] = stats
     return out
 
 
@@ -703,6 +708,21 @@ def render(report: dict[str, Any]) -> str:
                 f"{h['first_search_with_build_s']} s ({h['vectors_per_s']} vectors/s), "
                 f"{h['file_mb']} MB beside the db, first search of a new process "
                 f"{h['first_search_in_new_process_s']} s (loads it) |"
+            )
+        cpu = [
+            f"{name} {c[key][mode]['cpu_p50_ms']:.1f}"
+            for name, key, mode in (
+                ("SQLite", "sqlite", "hybrid"),
+                ("SQLite HNSW path", "sqlite", "hybrid_hnsw"),
+                ("bm25s + NumPy", "bm25s_numpy", "hybrid"),
+                ("LanceDB", "lancedb", "hybrid"),
+            )
+            if key in c and mode in c[key] and "cpu_p50_ms" in c[key][mode]
+        ]
+        if cpu:
+            lines.append(
+                "| | | | | | | CPU time of the process per hybrid query, p50 ms (all threads, "
+                "no waiting for a core): " + ", ".join(cpu) + " |"
             )
         lines.append(f"| | | | | | | corpus: {c['note']} |")
     lines += ["", "Targets (hybrid p50, convex fusion, excluding query embedding):", ""]
