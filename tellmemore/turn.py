@@ -24,6 +24,7 @@ from tellmemore.answer.stream import (
 from tellmemore.config import Settings
 from tellmemore.conversation.decide import decide
 from tellmemore.conversation.gate import gate
+from tellmemore.conversation.phrasings import Phrasings, search_phrasings
 from tellmemore.conversation.resolvers.base import ResolveContext, Resolver
 from tellmemore.errors import InputError, LLMError
 from tellmemore.retrieval import Retriever
@@ -140,10 +141,22 @@ class TurnRunner:
             return
 
         t_retrieve = time.perf_counter()
-        queries = [resolution.query]
-        if resolution.query.strip() != message and req.forced_query is None:
-            queries.append(message)
-        result = self.retriever.search(queries, filter=SearchFilter(tenant=req.tenant or None))
+        phrasings = (
+            search_phrasings(
+                message,
+                resolution,
+                history,
+                self.retriever.index.term_stats,
+                window=self.settings.conversation.window,
+            )
+            if req.forced_query is None
+            else Phrasings((resolution.query,), (1.0,))
+        )
+        result = self.retriever.search(
+            phrasings.queries,
+            weights=phrasings.weights,
+            filter=SearchFilter(tenant=req.tenant or None),
+        )
         hits = result.hits
         retrieve_ms = _ms(t_retrieve)
         about = answering_about(resolution)

@@ -49,3 +49,14 @@ CLARIFY_REPLY_WORDS = 4
 """A reply to a clarifying question has at most this many content words."""
 ELLIPSIS_DEPTH = 3
 """How many chained ellipses ("and on holidays?" after "and on Sundays?") are unwound."""
+
+# --- phrasings searched (conversation/phrasings.py) -----------------------------------
+MESSAGE_WEIGHT = 1.0
+"""Fusion weight of the message as typed, next to the resolved query (1.0)."""
+HISTORY_PHRASING_WEIGHT = 0.3
+"""Fusion weight of the history phrasing (message + salient user phrases); 0: off."""
+HISTORY_PHRASING = "turns"
+""""phrases": salient phrases of the user's turns; "turns": the user's last and first
+turns whole (HQE-like)."""
+HISTORY_PHRASES = 2
+"""Phrases of the user's turns in the history phrasing (the last turn's, then another's)."""

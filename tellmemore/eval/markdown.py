@@ -47,8 +47,10 @@ def render_markdown(report: dict[str, Any], details: dict[str, Any], *, chart: s
         "the figure is the share of probe turns on which the strategy carried anything.",
         "",
         "Resolver strategies (concat, embedded, llm) run as a tellmemore turn runs them: the "
-        "gate decides whether to resolve, and the resolved query is searched together with "
-        "the message as typed (two phrasings, fused) when they differ; a resolution that asks "
+        "gate decides whether to resolve; the resolved query, the message as typed (when they "
+        "differ) and, on follow-ups, a lower-weight history phrasing (the message + salient "
+        "phrases of the user's turns; not shown, not counted in binding) are searched and "
+        "fused by weighted reciprocal rank; a resolution that asks "
         "the user back retrieves nothing and scores 0. `raw` is the message alone; `oracle` "
         "(the human rewrite) and `all_user` (every user turn glued to the message) are "
         "single-phrasing references. The gating table compares each resolver with the gate "

@@ -37,6 +37,8 @@ class Plan:
     gate: str | None
     gate_reason: str | None
     resolve_ms: float
+    weights: tuple[float, ...] = ()
+    """Fusion weight of each phrasing (empty: 1.0 each)."""
 
     @cached_property
     def binding(self) -> Binding:
@@ -78,6 +80,9 @@ def plan_turns(
             done += 1
             if progress is not None and (done % 50 == 0 or done == total):
                 progress(f"{dataset_name}: resolving", done, total)
+            t0 = time.perf_counter()
+            phrasings = strategy.phrasings(resolution, turn.message, turn.history, context)
+            ms += (time.perf_counter() - t0) * 1000  # building the phrasings is resolve work
             if not strategy.gated or turn.task_id not in gates:
                 plans.append(
                     Plan(
@@ -85,10 +90,11 @@ def plan_turns(
                         "default",
                         turn,
                         resolution,
-                        tuple(strategy.queries(resolution, turn.message)),
+                        phrasings.queries,
                         None,
                         None,
                         ms,
+                        phrasings.weights,
                     )
                 )
                 continue
@@ -98,19 +104,31 @@ def plan_turns(
                 "always",
                 turn,
                 resolution,
-                tuple(strategy.queries(resolution, turn.message)),
+                phrasings.queries,
                 "resolve",
                 reason,
                 gate_ms + ms,
+                phrasings.weights,
             )
             plans.append(always)
             if needs:
                 plans.append(replace(always, variant="default"))
             else:
                 skipped = Resolution(query=turn.message, resolver="none")
+                t0 = time.perf_counter()
+                kept = strategy.phrasings(skipped, turn.message, turn.history, context)
+                skip_ms = gate_ms + (time.perf_counter() - t0) * 1000
                 plans.append(
                     Plan(
-                        strategy, "default", turn, skipped, (turn.message,), "skip", reason, gate_ms
+                        strategy,
+                        "default",
+                        turn,
+                        skipped,
+                        kept.queries,
+                        "skip",
+                        reason,
+                        skip_ms,
+                        kept.weights,
                     )
                 )
     return plans

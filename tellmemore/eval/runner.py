@@ -281,8 +281,10 @@ def _search(
 ) -> tuple[list[TurnResult], int, int, int]:
     """Search each distinct (phrasings, retriever) once; every plan gets its ranking."""
 
-    def key_of(queries: tuple[str, ...], mode: SearchMode) -> str:
-        return digest(fingerprint, mode.value, queries)
+    def key_of(queries: tuple[str, ...], mode: SearchMode, weights: tuple[float, ...]) -> str:
+        if not weights or all(w == 1.0 for w in weights):
+            return digest(fingerprint, mode.value, queries)
+        return digest(fingerprint, mode.value, queries, weights)
 
     # Encode, in batches, every phrasing a dense or hybrid search still needs.
     needed: list[str] = []
@@ -290,7 +292,7 @@ def _search(
         if mode is SearchMode.BM25:
             continue
         for plan in plans:
-            if plan.queries and rankings.get(key_of(plan.queries, mode)) is None:
+            if plan.queries and rankings.get(key_of(plan.queries, mode, plan.weights)) is None:
                 needed.extend(q.strip() for q in plan.queries if q.strip())
     todo = vectors.missing(needed)
 
@@ -311,11 +313,11 @@ def _search(
             ranked: tuple[str, ...] = ()
             ms: float | None = None
             if plan.queries:
-                key = key_of(plan.queries, mode)
+                key = key_of(plan.queries, mode, plan.weights)
                 if key not in memo:
                     row = rankings.get(key)
                     if row is None:
-                        memo[key] = _retrieve(retriever, plan.queries, mode, options)
+                        memo[key] = _retrieve(retriever, plan.queries, mode, options, plan.weights)
                         rankings.put(
                             key,
                             {
@@ -353,14 +355,20 @@ def _search(
 
 
 def _retrieve(
-    retriever: Retriever, queries: tuple[str, ...], mode: SearchMode, options: EvalOptions
+    retriever: Retriever,
+    queries: tuple[str, ...],
+    mode: SearchMode,
+    options: EvalOptions,
+    weights: tuple[float, ...] = (),
 ) -> tuple[tuple[str, ...], float]:
     """Passage ids best first (each passage ranked by its best chunk) and the search time.
 
     The time is the index search and fusion only: query vectors were encoded
     beforehand in batches (the report gives the amortised encoding cost).
     """
-    result = retriever.search(list(queries), k=options.chunk_depth, mode=mode)
+    result = retriever.search(
+        list(queries), k=options.chunk_depth, mode=mode, weights=list(weights) or None
+    )
     ranked: dict[str, None] = {}
     for hit in result.hits:
         ranked.setdefault(hit.chunk.doc_id, None)

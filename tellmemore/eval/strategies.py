@@ -4,8 +4,10 @@ Two kinds:
 - resolver strategies (`raw`, `concat`, `embedded`, `llm`) use the conversation
   package's resolvers, the source of truth, and run as a tellmemore turn runs
   them (`turn.py`): the gate decides whether to resolve, the resolver rewrites,
-  and the resolved query is searched together with the message as typed
-  (two phrasings fused) when they differ. An ambiguous resolution asks the user
+  and the phrasings of `conversation.phrasings.search_phrasings` (shared with
+  turn.py) are searched and fused: the resolved query, the message as typed when
+  it differs, and on a follow-up a lower-weight history phrasing (the message +
+  salient phrases of the user's turns, never shown). An ambiguous resolution asks the user
   back and retrieves nothing, so it scores 0 here as it would answer nothing;
 - reference strategies, for evaluation only, search one phrasing and skip the
   gate: `oracle` (the human-written rewrite) and `all_user` (every user turn
@@ -22,11 +24,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tellmemore.conversation.phrasings import Phrasings, search_phrasings
 from tellmemore.conversation.resolvers import get_resolver
 from tellmemore.conversation.resolvers.base import ResolveContext, Resolver
 from tellmemore.errors import ConfigError
 from tellmemore.eval.datasets import EvalTurn
-from tellmemore.types import Resolution
+from tellmemore.types import Resolution, Turn
 
 if TYPE_CHECKING:
     from tellmemore.llm import LLMClient
@@ -55,14 +58,31 @@ class Strategy:
     fuse_message: bool = False
     fingerprint: str | None = None
 
-    def queries(self, resolution: Resolution, message: str) -> list[str]:
+    def queries(
+        self,
+        resolution: Resolution,
+        message: str,
+        history: Sequence[Turn] = (),
+        context: ResolveContext | None = None,
+    ) -> list[str]:
         """The phrasings searched for this resolution (empty: nothing is retrieved)."""
+        return list(self.phrasings(resolution, message, history, context).queries)
+
+    def phrasings(
+        self,
+        resolution: Resolution,
+        message: str,
+        history: Sequence[Turn] = (),
+        context: ResolveContext | None = None,
+    ) -> Phrasings:
+        """The phrasings and their fusion weights; resolver strategies search what a turn
+        searches (`conversation.phrasings.search_phrasings`, shared with turn.py)."""
         if resolution.ambiguous and resolution.clarification:
-            return []
-        queries = [resolution.query]
-        if self.fuse_message and resolution.query.strip() != message:
-            queries.append(message)
-        return queries
+            return Phrasings()
+        if self.fuse_message:
+            ctx = context or ResolveContext()
+            return search_phrasings(message, resolution, history, ctx.term_stats, window=ctx.window)
+        return Phrasings((resolution.query,), (1.0,))
 
 
 def parse_strategies(value: str | Sequence[str]) -> tuple[str, ...]:

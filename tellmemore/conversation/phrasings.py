@@ -1,0 +1,93 @@
+"""The phrasings a turn searches, and the weight of each in the fusion.
+
+One function, shared by the turn runner (`turn.py`) and the evaluation
+(`eval/strategies.py`), so that what `tellmemore eval` measures is what a turn
+does. A turn searches:
+
+1. the resolved standalone query (shown to the user as "Searching for: ...");
+2. the message as typed, when it differs (design.md: the largest and steadiest gain,
+   and it protects turns that needed no resolution);
+3. on a follow-up, a history phrasing: the message followed by the most salient
+   phrases of the user's last turn and of another earlier user turn (often the first:
+   the conversation's subject), at a lower weight. design.md: phrases of the user's
+   recent and first turns carried better than single high-IDF terms. It is never shown
+   and binds nothing; it lets retrieval see the conversation's subject when the message
+   names it nowhere (a "self-contained" follow-up such as "What are the suppliers for
+   the city?"), while the message's own lists dominate the fusion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tellmemore.conversation import constants as C
+from tellmemore.conversation.binding import Salience, TermStatsLookup, collect_candidates
+from tellmemore.conversation.text import content_words, stem, strip_citations
+from tellmemore.types import Resolution, Turn
+
+
+@dataclass(frozen=True)
+class Phrasings:
+    """Texts to search, best first, and their fusion weights (same length)."""
+
+    queries: tuple[str, ...] = ()
+    weights: tuple[float, ...] = ()
+
+
+def search_phrasings(
+    message: str,
+    resolution: Resolution,
+    history: Sequence[Turn] = (),
+    term_stats: TermStatsLookup | None = None,
+    *,
+    window: int = 3,
+) -> Phrasings:
+    """What a turn searches for `resolution` of `message` (nothing when it asks back)."""
+    if resolution.ambiguous and resolution.clarification:
+        return Phrasings()
+    queries = [resolution.query]
+    weights = [1.0]
+    if resolution.query.strip() != message.strip():
+        queries.append(message)
+        weights.append(C.MESSAGE_WEIGHT)
+    extra = history_phrasing(message, history, term_stats, window=window)
+    if extra is not None and extra.strip() not in {q.strip() for q in queries}:
+        queries.append(extra)
+        weights.append(C.HISTORY_PHRASING_WEIGHT)
+    return Phrasings(tuple(queries), tuple(weights))
+
+
+def history_phrasing(
+    message: str,
+    history: Sequence[Turn],
+    term_stats: TermStatsLookup | None = None,
+    *,
+    window: int = 3,
+) -> str | None:
+    """The message followed by the salient phrases of the user's turns; None on a first
+    turn or when the user's turns offer nothing the message lacks."""
+    if C.HISTORY_PHRASING_WEIGHT <= 0 or not any(t.role == "user" for t in history):
+        return None
+    turns = [Turn(t.role, strip_citations(t.content)) for t in history if t.role == "user"]
+    if C.HISTORY_PHRASING == "turns":  # the user's last and first turns, whole
+        kept = dict.fromkeys(t.content.strip() for t in (turns[-1], turns[0]))
+        return " ".join([message.strip(), *kept])
+    salience = Salience(term_stats)
+    salience.prime([message, *(t.content for t in turns[-window:]), turns[0].content])
+    own = {stem(w) for w in content_words(message)}
+    user = [
+        c
+        for c in collect_candidates(turns, salience, window=window)
+        if not set(c.stems) <= own and c.score >= C.MIN_ANTECEDENT
+    ]
+    if not user:
+        return None
+    last = max(c.turn for c in user)
+    picked = [max((c for c in user if c.turn == last), key=lambda c: c.score)]
+    for c in user:  # best first: then the best phrase of another turn
+        if len(picked) >= C.HISTORY_PHRASES:
+            break
+        if not set(c.stems) & {s for p in picked for s in p.stems}:
+            picked.append(c)
+    return " ".join([message.strip(), *(c.text for c in picked)])

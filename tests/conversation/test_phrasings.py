@@ -1,0 +1,55 @@
+"""The phrasings a turn searches (issue 7): the resolved query, the message as typed, and a
+lower-weight history phrasing on follow-ups; the evaluation searches exactly the same."""
+
+from __future__ import annotations
+
+from tellmemore.conversation import constants as C
+from tellmemore.conversation.phrasings import search_phrasings
+from tellmemore.conversation.resolvers import ResolveContext
+from tellmemore.eval.strategies import build_strategies
+from tellmemore.types import Resolution
+
+from .histories import CLOUD_CONNECT_LONG, SHOPS, U, corpus_stats
+
+
+def test_a_first_turn_searches_the_message_alone() -> None:
+    p = search_phrasings("What time do shops close?", Resolution(query="What time do shops close?"))
+    assert p.queries == ("What time do shops close?",)
+    assert p.weights == (1.0,)
+
+
+def test_a_follow_up_adds_the_history_phrasing_at_a_lower_weight() -> None:
+    message = "and on holidays?"
+    res = Resolution(query="What time do shops close on holidays?")
+    p = search_phrasings(message, res, SHOPS, corpus_stats())
+    assert p.queries[:2] == (res.query, message)
+    assert p.weights[:2] == (1.0, C.MESSAGE_WEIGHT)
+    assert len(p.queries) == 3
+    extra = p.queries[2]
+    assert extra.startswith(message)
+    assert "shops" in extra.lower()  # the subject of the user's earlier turn
+    assert p.weights[2] == C.HISTORY_PHRASING_WEIGHT < 1.0
+
+
+def test_a_self_contained_follow_up_keeps_its_query_and_gains_the_history_phrasing() -> None:
+    message = "how do I open a ticket?"
+    p = search_phrasings(message, Resolution(query=message), CLOUD_CONNECT_LONG, corpus_stats())
+    assert p.queries[0] == message
+    assert len(p.queries) == 2
+    assert "cloud connect" in p.queries[1].lower()
+
+
+def test_asking_back_searches_nothing() -> None:
+    res = Resolution(query="x", ambiguous=True, clarification="Do you mean A or B?")
+    assert search_phrasings("does that one?", res, SHOPS).queries == ()
+
+
+def test_the_eval_strategy_searches_what_a_turn_searches() -> None:
+    """turn.py and `tellmemore eval` share `search_phrasings`: same texts, same weights."""
+    (embedded,), _ = build_strategies(["embedded"])
+    ctx = ResolveContext(term_stats=corpus_stats())
+    history = [*SHOPS, U("and on Saturdays?")]
+    res = Resolution(query="What time do shops close on Sundays?")
+    assert embedded.phrasings(res, "and on Sundays?", history, ctx) == search_phrasings(
+        "and on Sundays?", res, history, ctx.term_stats, window=ctx.window
+    )
