@@ -18,6 +18,10 @@ OWN_SUBJECT_WORDS = 2
 FRAGMENT_WORDS = 2
 """A verbless keyword fragment ("Disaster Recovery.") this short needs resolving."""
 
+# --- referents ---------------------------------------------------------------------
+NAMING_RUN = 3
+"""A demonstrative's noun phrase of this many content words names its own subject."""
+
 # --- candidates -----------------------------------------------------------------------
 MAX_PHRASE_WORDS = 5
 MAX_LABEL_WORDS = 6

@@ -12,6 +12,7 @@ import enum
 import re
 from dataclasses import dataclass
 
+from tellmemore.conversation import constants as C
 from tellmemore.conversation.text import COMMON_VERBS, FUNCTION_WORDS, Token, tokenize
 
 
@@ -216,9 +217,24 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
         if nxt in _PRONOUN_AFTER_DEMONSTRATIVE or nxt in ("a", "an"):
             return _span(message, toks, i, i, ReferentKind.PRONOUN)
         if nxt not in _NOT_A_HEAD:
+            if _names_itself(message, toks, i + 1):
+                return None  # "this Deep Impact mission": the phrase names its subject
             return _span(message, toks, i, i + 1, ReferentKind.DEMONSTRATIVE, modifier=nxt)
         return None
     return None
+
+
+def _names_itself(message: str, toks: list[Token], j: int) -> bool:
+    """The noun phrase after a demonstrative is a name ("this Deep Impact mission") or long
+    enough to stand alone ("this deep impact program")."""
+    if toks[j].text[:1].isupper():
+        return True
+    n = 0
+    while j + n < len(toks) and toks[j + n].low not in _NOT_A_HEAD:
+        if n and _boundary_between(message, toks[j + n - 1], toks[j + n]):
+            break
+        n += 1
+    return n >= C.NAMING_RUN
 
 
 def gap2(message: str, toks: list[Token], i: int) -> bool:

@@ -121,3 +121,15 @@ def test_issue7_bindings_are_phrases_never_odd_words() -> None:
             for part in value.split(", "):
                 assert part.lower() not in odd, (message, res.bindings)
                 assert len(part.split()) >= 2 or part[:1].isupper(), (message, res.bindings)
+
+
+def test_issue7_a_demonstrative_before_a_name_points_at_nothing() -> None:
+    """Topic-switch probes of govt: "this Deep Impact mission" names its own subject."""
+    history = [U("what did the Galileo spacecraft discover?"), A("Galileo found moons. [1]")]
+    for message in (
+        "can you give summary of this Deep Impact mission?",
+        "are there names for the data collected through this deep impact program?",
+    ):
+        res = resolve(message, history)
+        assert res.query == message
+        assert res.bindings == {}
