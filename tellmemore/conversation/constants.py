@@ -11,7 +11,7 @@ DISTINCTIVE_IDF = 0.5
 """A word is distinctive when its IDF is at least this share of the index's maximum IDF."""
 UNSEEN_WEIGHT = 0.3
 """Weight of a word the index has never seen (df 0): it matches nothing there."""
-LOW_SIGNAL_WORDS = 3
+LOW_SIGNAL_WORDS = 2
 """A message with at most this many content words and none distinctive needs resolving."""
 OWN_SUBJECT_WORDS = 2
 """An ellipsis fragment with this many distinctive words names its own subject: no carry."""
