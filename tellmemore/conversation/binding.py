@@ -44,6 +44,14 @@ _DETS = frozenset(
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 _SUBJECT_PRONOUNS = frozenset({"i", "you", "we", "they", "he", "she", "it"})
+_NOT_NOUNS = frozenset(
+    """
+        sorry soon next last long bad good great new old big small sudden true false sure
+        different same whole entire main major real certain available possible right wrong
+        first second third end
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Frequent adjectives and adverbs a lone word can be, which no pronoun points at."""
 _JOINERS = frozenset({"of", "and", "&", "de", "du", "la", "von", "van"})
 """Joiners allowed inside a capitalised name ("Bank of America")."""
 _BREAK_PUNCT = re.compile(r"[,.;:?!()\[\]\"“”]|\s[-–—]\s")
@@ -223,7 +231,7 @@ def _is_antecedent(run: list[Token], before: str, det: bool, initial: set[int]) 
     named = tok.text[:1].isupper() and tok.start not in initial
     if named or is_protected(tok.text):
         return True
-    if low in GENERIC_NOUNS or (before in _COPULAS and not det):
+    if low in GENERIC_NOUNS or low in _NOT_NOUNS or (before in _COPULAS and not det):
         return False
     return not low.endswith(_ADJECTIVE_ENDINGS)
 
