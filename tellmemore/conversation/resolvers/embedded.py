@@ -107,9 +107,12 @@ class _Run:
     """One resolution: the history, the shared salience cache, the candidates."""
 
     def __init__(self, history: list[Turn], context: ResolveContext) -> None:
-        self.history = [
-            t if "[" not in t.content else Turn(t.role, strip_citations(t.content)) for t in history
-        ]
+        self.history = _chosen_options(
+            [
+                t if "[" not in t.content else Turn(t.role, strip_citations(t.content))
+                for t in history
+            ]
+        )
         self.context = context
         self.salience = Salience(context.term_stats)
         self._inner: tuple[str, int, int] | None = None
@@ -452,3 +455,22 @@ class _Run:
 
     def _surface(self, phrase: Phrase) -> str:
         return surface_form(phrase.text, (t.content for t in self.history))
+
+
+def _chosen_options(history: list[Turn]) -> list[Turn]:
+    """A reply to a clarifying question ("enterprise" after "Do you mean Standard or
+    Enterprise escalation?") reads as the option it chose ("Enterprise escalation"): the
+    subject later pronouns point at."""
+    out = list(history)
+    for i in range(1, len(out)):
+        if out[i].role != "user" or out[i - 1].role != "assistant":
+            continue
+        options = parse_clarification(out[i - 1].content)
+        if not options or len(content_words(out[i].content)) > C.CLARIFY_REPLY_WORDS:
+            continue
+        said = {stem(w) for w in content_words(out[i].content)}
+        shared = set.intersection(*(set(map(stem, content_words(o))) for o in options))
+        chosen = [o for o in options if (set(map(stem, content_words(o))) - shared) & said]
+        if len(chosen) == 1:
+            out[i] = Turn("user", chosen[0])
+    return out
