@@ -409,9 +409,10 @@ def render(r: dict[str, Any]) -> str:
     st = r["server_total_ms"]
     lines += [
         "",
-        f"Server-side turn time (`latency_ms.total`, excludes queueing): p50 {st['p50']} ms, "
-        f"p95 {st['p95']} ms, p99 {st['p99']} ms. The gap to the client latency is time "
-        "spent waiting for a worker: "
+        f"Server-side turn time (`latency_ms.total`, from the start of the turn in its "
+        f"worker thread, so it includes contention with the other turns of that process): "
+        f"p50 {st['p50']} ms, p95 {st['p95']} ms, p99 {st['p99']} ms. The rest of the client "
+        "latency is HTTP, SSE framing and waiting for a worker thread: "
         f"{c['sessions']} sessions share {c['workers']} processes on {m['cpus']} cores.",
         "",
         "## Nothing lost",
@@ -440,7 +441,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=6)
     parser.add_argument("--rebuild", action="store_true", help="re-ingest the template")
     parser.add_argument("--out", action="store_true", help="write bench/results/load.*")
+    parser.add_argument("--render", action="store_true", help="only rewrite load.md from load.json")
     args = parser.parse_args()
+    if args.render:
+        (OUT / "load.md").write_text(render(json.loads((OUT / "load.json").read_text())))
+        return
     if not 1 <= args.sessions <= 200 or not 1 <= args.turns <= 100:
         parser.error("--sessions must be 1..200 and --turns 1..100")
     result = run(args)
