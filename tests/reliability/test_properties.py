@@ -81,7 +81,9 @@ histories = st.one_of(
 RESOLVER = EmbeddedResolver()
 _HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
 FAST = settings(max_examples=80, deadline=None, suppress_health_check=_HEALTH)
-SLOW = settings(max_examples=1000, deadline=None, suppress_health_check=_HEALTH)
+SLOW = settings(max_examples=600, deadline=None, suppress_health_check=_HEALTH)
+SLOW_CHUNKS = settings(max_examples=300, deadline=None, suppress_health_check=_HEALTH)
+"""Documents join up to six messages of up to 100k characters: 300 take minutes."""
 FAST_TURNS = settings(max_examples=20, deadline=None, suppress_health_check=_HEALTH)
 SLOW_TURNS = settings(max_examples=300, deadline=None, suppress_health_check=_HEALTH)
 
@@ -172,7 +174,7 @@ def test_chunking_never_raises_never_overflows_and_loses_no_word(text: str) -> N
 
 
 @pytest.mark.slow
-@SLOW
+@SLOW_CHUNKS
 @given(text=documents)
 def test_chunking_of_many_documents(text: str) -> None:
     check_chunking(text)
