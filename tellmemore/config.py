@@ -32,7 +32,7 @@ class IndexSettings(_Section):
     uri: str | None = None
     """None or a path: the embedded SQLite index in the project dir. `milvus://host:port`,
     `http(s)://...` or `milvus-lite:PATH` select Milvus."""
-    hnsw_threshold: int = Field(default=200_000, ge=0)
+    hnsw_threshold: int = Field(default=50_000, ge=0)
     """Above this many chunks the dense search uses an HNSW index (usearch) instead of exact."""
     collection: str = "tellmemore_chunks"
     """Milvus only: the collection holding the chunks (one per project on a shared server)."""

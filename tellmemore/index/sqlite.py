@@ -136,7 +136,7 @@ class SQLiteIndex:
         path: Path,
         *,
         dimension: int,
-        hnsw_threshold: int = 200_000,
+        hnsw_threshold: int = 50_000,
         embedder: str | None = None,
         background_build: bool = True,
     ) -> None:
