@@ -212,9 +212,19 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
             and not _boundary_between(message, prev, toks[i])
         ):
             return None  # "football that is popular", "know that ...": relative/complement
+        if nxt in _DUMMY_IT_NEXT or _comments_on_the_answer(message, toks, i):
+            return None  # "is that true?", "That is too bad.": the last answer, no entity
         if nxt is None or gap:
             return _span(message, toks, i, i, ReferentKind.PRONOUN)
-        if nxt in _PRONOUN_AFTER_DEMONSTRATIVE or nxt in ("a", "an"):
+        if (
+            nxt in _PRONOUN_AFTER_DEMONSTRATIVE
+            or nxt in ("a", "an")
+            or (nxt, nxt2)
+            == (
+                "the",
+                "same",
+            )
+        ):
             return _span(message, toks, i, i, ReferentKind.PRONOUN)
         if nxt not in _NOT_A_HEAD:
             if _names_itself(message, toks, i + 1):
@@ -235,6 +245,23 @@ def _names_itself(message: str, toks: list[Token], j: int) -> bool:
             break
         n += 1
     return n >= C.NAMING_RUN
+
+
+_DEIXIS_VERBS = frozenset({"is", "was", "'s", "means", "meant", "sounds", "seems", "really"})
+
+
+def _comments_on_the_answer(message: str, toks: list[Token], i: int) -> bool:
+    """ "That is too bad. ...", "That was not my question. ...", "That means ...": a
+    sentence-initial that/this commenting on the last answer, followed by a sentence of
+    its own, is discourse deixis: it points at no entity to search for."""
+    if toks[i].low not in ("that", "this") or i + 1 >= len(toks):
+        return False
+    starts = i == 0 or any(c in ".?!" for c in message[toks[i - 1].end : toks[i].start])
+    if not starts or toks[i + 1].low not in _DEIXIS_VERBS:
+        return False
+    rest = message[toks[i].end :]
+    end = re.search(r"[.?!]\s+\S", rest)
+    return end is not None or toks[i + 1].low in ("means", "meant")
 
 
 def gap2(message: str, toks: list[Token], i: int) -> bool:

@@ -133,3 +133,17 @@ def test_issue7_a_demonstrative_before_a_name_points_at_nothing() -> None:
         res = resolve(message, history)
         assert res.query == message
         assert res.bindings == {}
+
+
+def test_issue7_that_commenting_on_the_answer_points_at_no_entity() -> None:
+    """clapnq probes: discourse deixis carried random history phrases into the query."""
+    from tellmemore.conversation.referents import find_referents
+
+    for message in (
+        "That is too bad.  Although the movement was non-violent, some ended up in violence?",
+        "I'm told guinea pigs are raised for human consumption. Is that true?",
+        "That means North Carolina has tough winters with some snow.",
+    ):
+        assert [r.text for r in find_referents(message)] == [], message
+    assert [r.text for r in find_referents("Is that the same for earthquakes?")] == ["that"]
+    assert [r.text for r in find_referents("does that cover weekends?")] == ["that"]
