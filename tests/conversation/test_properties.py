@@ -46,8 +46,7 @@ def test_never_raises_and_keeps_the_contract(
     have = {t.text for t in tokenize(res.query)}
     for token in protected_tokens(message):
         assert token in have, (token, res.query)
-    joined = "\n".join(t.content for t in history).lower()
-    said = {stem(w) for w in words(f"{joined} {ctx.summary}")}
+    said = {stem(w) for t in history for w in words(t.content)}
     for referent, antecedent in res.bindings.items():
         # every word of an antecedent comes from the conversation (a list label such as
         # "Standard escalation" joins a qualifier and its subject from one sentence)

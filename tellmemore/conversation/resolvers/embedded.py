@@ -237,9 +237,9 @@ class _Run:
             if pair is not None:  # "static secrets" ... "dynamic secrets": which one?
                 joined = " or ".join(self._surface(p) for p in pair)
                 return Phrase(joined, tuple(s for p in pair for s in p.stems)), "assistant"
-        pool = cands
+        pool = [c for c in cands if _can_be_pointed_at(c)]
         if ref.kind == ReferentKind.PERSON:
-            pool = [c for c in cands if self._is_name(c.phrase)] or cands
+            pool = [c for c in pool if self._is_name(c.phrase)] or pool
         if not pool:
             return None
         best = max(pool, key=lambda c: c.score * agreement(ref, c.phrase))
@@ -474,3 +474,12 @@ def _chosen_options(history: list[Turn]) -> list[Turn]:
         if len(chosen) == 1:
             out[i] = Turn("user", chosen[0])
     return out
+
+
+def _can_be_pointed_at(c: Candidate) -> bool:
+    """A number or date alone ("324-337 AD") is no thing "it" names, nor is a lone
+    lower-case word of the assistant's wording ("purple"): the user's subject is."""
+    words = c.phrase.text.split()
+    if all(any(ch.isdigit() for ch in w) or (w.isupper() and len(w) <= 2) for w in words):
+        return False
+    return not (c.role == "assistant" and len(words) == 1 and words[0][:1].islower())
