@@ -94,6 +94,13 @@ def tenant_assistant(
         write_corpus(root / "docs", tenant, seed=100 + n)
         report = assistant.ingest([root / "docs" / tenant], tenant=tenant)
         assert report.chunks_added > 0
+    if request.param == "sqlite-hnsw":
+        # The graph is built on a helper thread after the first dense search; until it is
+        # ready searches stay exact. Wait, so that the queries below go through the graph.
+        assistant.search("router", mode="dense")
+        assert assistant.index.wait_for_graph(timeout=120)  # type: ignore[attr-defined]
+        assistant.search("router", mode="dense")
+        assert getattr(assistant.index, "_graph", None) is not None, "HNSW path in use"
     yield assistant
     assistant.close()
 
