@@ -51,7 +51,7 @@ class LoaderError(InputError):
         super().__init__(f"{path}: {reason}")
 
 
-class IndexError_(TellMeMoreError):  # noqa: N801 - avoid shadowing the builtin IndexError
+class IndexError_(TellMeMoreError):  # the underscore avoids shadowing the builtin
     """The index cannot be opened, read or written."""
 
 

@@ -13,7 +13,7 @@ Semantics every engine must keep (checked by `tellmemore.testing.conformance`):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
@@ -37,7 +37,7 @@ class SearchRequest:
     vector: Vector | None
     k: int = 5
     mode: SearchMode = SearchMode.HYBRID
-    filter: SearchFilter = SearchFilter()
+    filter: SearchFilter = field(default_factory=SearchFilter)
     fusion: str = "convex"
     bm25_weight: float = 0.35
     rrf_k: int = 60
