@@ -38,7 +38,7 @@ ARGS = [
     "--no-first-run",
 ]
 FIRST = "what escalation options do we have on cloud connect"
-FOLLOW_UP = "does that one cover weekends?"
+FOLLOW_UP = "does the enterprise one cover weekends?"
 CORRECTED = "does enterprise escalation on cloud connect cover weekends?"
 REASON = "it should have said Enterprise straight away"
 NOT_LOOPBACK = re.compile(r"^(?!https?://127\.0\.0\.1[:/])(https?|wss?)://")
@@ -153,7 +153,7 @@ def test_a_conversation_in_the_browser(browser: Any, server: str, sample_project
 
 
 def test_clarifying_question_buttons_send_the_choice(browser: Any, server: str) -> None:
-    """A clarification (stubbed: the sample conversation rarely ties two candidates)
+    """A clarification (stubbed, so the buttons are tested apart from the resolver)
     shows its options as buttons; a click sends the option as the next message."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     _stay_local(context)

@@ -14,7 +14,8 @@ from .conftest import parse_sse
 pytestmark = pytest.mark.model
 
 FIRST = "what escalation options do we have on cloud connect"
-FOLLOW_UP = "does that one cover weekends?"
+FOLLOW_UP = "does the enterprise one cover weekends?"
+AMBIGUOUS = "does that one cover weekends?"
 
 ANSWER_KEYS = {
     "api_version",
@@ -58,13 +59,31 @@ def test_follow_up_in_a_session_is_searched_standalone(client: TestClient) -> No
     assert r.status_code == 200
     assert body["session_id"] == first["session_id"]
     assert body["bindings"], "the follow-up's referent is bound"
-    assert "escalation" in body["standalone_query"].lower()
-    assert "escalation" in (body["answering_about"] or "").lower()
+    assert "enterprise escalation" in body["standalone_query"].lower()
+    assert "enterprise escalation" in (body["answering_about"] or "").lower()
     assert body["citations"][0]["doc"] == "cloud-connect/escalation.md"
     session = client.get(f"/v1/sessions/{first['session_id']}").json()
     assert [t["role"] for t in session["turns"]] == ["user", "assistant"] * 2
     assert session["turns"][2]["content"] == FOLLOW_UP
     assert session["turns"][3]["trace_id"] == body["trace_id"]
+
+
+def test_ambiguous_follow_up_asks_and_the_reply_resolves_the_question(client: TestClient) -> None:
+    """Seed 003: after two tiers, "that one" is a coin flip: ask, retrieve nothing; the
+    short reply then answers the original question."""
+    first = client.post("/v1/chat", json={"message": FIRST}).json()
+    sid = first["session_id"]
+    asked = client.post("/v1/chat", json={"message": AMBIGUOUS, "session_id": sid}).json()
+    assert asked["clarification"] == "Do you mean Standard or Enterprise escalation?"
+    assert asked["clarification_options"] == ["Standard escalation", "Enterprise escalation"]
+    assert asked["citations"] == []
+    reply = client.post(
+        "/v1/chat", json={"message": asked["clarification_options"][1], "session_id": sid}
+    ).json()
+    assert "weekends" in reply["standalone_query"].lower()
+    assert "enterprise escalation" in reply["standalone_query"].lower()
+    assert reply["citations"][0]["doc"] == "cloud-connect/escalation.md"
+    assert "Enterprise" in reply["citations"][0]["section"][-1]
 
 
 def test_client_kept_history_is_stateless(client: TestClient, sample_project: Path) -> None:
