@@ -7,10 +7,10 @@ does. A turn searches:
 1. the resolved standalone query (shown to the user as "Searching for: ...");
 2. the message as typed, when it differs (design.md: the largest and steadiest gain,
    and it protects turns that needed no resolution);
-3. on a follow-up, a history phrasing: the message followed by the most salient
-   phrases of the user's last turn and of another earlier user turn (often the first:
-   the conversation's subject), at a lower weight. design.md: phrases of the user's
-   recent and first turns carried better than single high-IDF terms. It is never shown
+3. on a follow-up, a history phrasing at a lower weight (HISTORY_PHRASING_WEIGHT): the
+   message followed by the user's last and first turns (HQE-like; HISTORY_PHRASING
+   "turns"), or by the most salient phrases of those turns ("phrases"). Whole turns won
+   the cross-domain check (bench/results/resolver_cross_domain.md). It is never shown
    and binds nothing; it lets retrieval see the conversation's subject when the message
    names it nowhere (a "self-contained" follow-up such as "What are the suppliers for
    the city?"), while the message's own lists dominate the fusion.
@@ -65,8 +65,8 @@ def history_phrasing(
     *,
     window: int = 3,
 ) -> str | None:
-    """The message followed by the salient phrases of the user's turns; None on a first
-    turn or when the user's turns offer nothing the message lacks."""
+    """The message followed by the user's last and first turns (or their salient phrases);
+    None on a first turn or when the user's turns offer nothing the message lacks."""
     if C.HISTORY_PHRASING_WEIGHT <= 0 or not any(t.role == "user" for t in history):
         return None
     turns = [Turn(t.role, strip_citations(t.content)) for t in history if t.role == "user"]

@@ -48,8 +48,8 @@ def render_markdown(report: dict[str, Any], details: dict[str, Any], *, chart: s
         "",
         "Resolver strategies (concat, embedded, llm) run as a tellmemore turn runs them: the "
         "gate decides whether to resolve; the resolved query, the message as typed (when they "
-        "differ) and, on follow-ups, a lower-weight history phrasing (the message + salient "
-        "phrases of the user's turns; not shown, not counted in binding) are searched and "
+        "differ) and, on follow-ups, a lower-weight history phrasing (the message + the "
+        "user's last and first turns; not shown, not counted in binding) are searched and "
         "fused by weighted reciprocal rank; a resolution that asks "
         "the user back retrieves nothing and scores 0. `raw` is the message alone; `oracle` "
         "(the human rewrite) and `all_user` (every user turn glued to the message) are "

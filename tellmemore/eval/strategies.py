@@ -7,7 +7,7 @@ Two kinds:
   and the phrasings of `conversation.phrasings.search_phrasings` (shared with
   turn.py) are searched and fused: the resolved query, the message as typed when
   it differs, and on a follow-up a lower-weight history phrasing (the message +
-  salient phrases of the user's turns, never shown). An ambiguous resolution asks the user
+  the user's last and first turns, never shown). An ambiguous resolution asks the user
   back and retrieves nothing, so it scores 0 here as it would answer nothing;
 - reference strategies, for evaluation only, search one phrasing and skip the
   gate: `oracle` (the human-written rewrite) and `all_user` (every user turn
