@@ -4,7 +4,8 @@
     .venv/bin/python bench/resolver_latency.py --repeat 1   # quicker
 
 For each turn the timed work is what the turn pipeline adds before retrieval:
-`gate(message, history, term_stats)` and, when it says so, `EmbeddedResolver.resolve`.
+`gate(message, history, term_stats)`, when it says so `EmbeddedResolver.resolve`, and
+`search_phrasings` (the phrasings searched and their weights).
 Term statistics come from the pooled corpus of the same domain (document frequency
 of Porter stems, as SQLite FTS5's porter tokenizer counts them) held in a dict, so the
 lookup costs what an in-memory cache would; the SQLite index's own `term_stats` adds
@@ -32,13 +33,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tellmemore.conversation.gate import gate  # noqa: E402
+from tellmemore.conversation.phrasings import search_phrasings  # noqa: E402
 from tellmemore.conversation.resolvers import (  # noqa: E402
     ConcatResolver,
     EmbeddedResolver,
     ResolveContext,
 )
 from tellmemore.eval.terms import content_terms, stem, words  # noqa: E402
-from tellmemore.types import TermStats, Turn  # noqa: E402
+from tellmemore.types import Resolution, TermStats, Turn  # noqa: E402
 
 DATA = Path("/work/shared/bench/mtrag")
 OUT = ROOT / "bench" / "results"
@@ -115,6 +117,7 @@ def run_domain(domain: Path, repeat: int) -> dict:
             t0 = time.perf_counter()
             verdict = gate(message, history, stats)
             res = embedded.resolve(message, history, ctx) if verdict.needs_resolution else None
+            search_phrasings(message, res or Resolution(query=message), history, stats)
             best = min(best, (time.perf_counter() - t0) * 1000.0)
         all_ms.append(best)
         if row["turn"] > 1:
@@ -140,9 +143,7 @@ def run_domain(domain: Path, repeat: int) -> dict:
                 o["none_turns"] += 1
                 o["over"] += bool(mine)
         if res is not None and len(examples) < 8 and res.query != message:
-            examples.append(
-                {"message": message, "embedded": res.query, "human": row["rewrite"]}
-            )
+            examples.append({"message": message, "embedded": res.query, "human": row["rewrite"]})
     out = {
         "turns": len(all_ms),
         "follow_up_turns": len(follow_ms),
@@ -173,7 +174,7 @@ def run_domain(domain: Path, repeat: int) -> dict:
 
 def write_md(results: dict, path: Path) -> None:
     lines = [
-        "# Resolver latency: gate + embedded resolution",
+        "# Resolver latency: gate + embedded resolution + phrasings",
         "",
         f"Machine: {results['machine']}. Python {results['python']}. "
         f"Best of {results['repeat']} runs per turn; term statistics from the domain's pooled "
