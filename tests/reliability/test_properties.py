@@ -97,11 +97,16 @@ def index(fake_sample_template: Path) -> Iterator[SQLiteIndex]:
 
 
 def occurs_in(antecedent: str, history: list[Turn], summary: str) -> bool:
-    """Every part of a (possibly composite: "A or B", "A, B") antecedent is text of one turn
-    of the history (or of the summary), whitespace aside."""
-    texts = [" ".join(t.lower().split()) for t in (summary, *(t.content for t in history))]
+    """Every part of a (possibly composite: "A or B", "A, B") antecedent is said in one turn
+    of the history (or the summary): its words, stemmed, all occur in that one text. A list
+    label such as "Standard escalation" (from "Escalations on the Standard tier") counts."""
+    from tellmemore.conversation.text import stem, words
+
+    texts = [{stem(w) for w in words(t)} for t in (summary, *(t.content for t in history))]
     parts = re.split(r",\s|\sor\s|\n", antecedent.lower())
-    return all(any(" ".join(p.split()) in t for t in texts) for p in parts if p.strip())
+    return all(
+        any({stem(w) for w in words(p)} <= t for t in texts) for p in parts if words(p)
+    )
 
 
 def check_conversation(index: SQLiteIndex, message: str, history: list[Turn]) -> None:
