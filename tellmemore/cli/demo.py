@@ -90,6 +90,8 @@ def demo_command(
                         f"{resolved_rank}[/]"
                     )
             query = answer.standalone_query if answer.decision.value == "retrieve" else None
+            if answer.clarification:
+                query = f"(asks: {answer.clarification})"
             summary.add_row(
                 turn.message,
                 "clarify" if answer.clarification else answer.decision.value,
