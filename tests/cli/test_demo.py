@@ -1,0 +1,29 @@
+"""`tellmemore demo`, the README's main command, on the bundled sample docs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tellmemore.cli import app
+
+pytestmark = pytest.mark.model
+
+
+def test_demo_plays_the_scripted_conversation(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app,
+        ["demo", "--project", str(tmp_path / "demo")],
+        catch_exceptions=False,
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "Do you mean Standard or Enterprise escalation?" in out
+    assert "does Enterprise escalation on Cloud Connect cover weekends?" in out
+    assert "small_talk" in out and "about_last_answer" in out
+    ranks = [line for line in out.splitlines() if "rank of the right passage" in line]
+    assert len(ranks) >= 10
+    assert all(line.rstrip().endswith("resolved 1") for line in ranks), ranks
