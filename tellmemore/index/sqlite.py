@@ -149,6 +149,7 @@ class SQLiteIndex:
         self._dense: VectorState | None = None
         self._count: tuple[int, int] | None = None
         self._stem_cache: dict[str, tuple[str, ...]] = {}
+        self._exact_df: tuple[int, dict[str, int]] = (-1, {})
         self._df_cache: dict[str, int] = {}
         self._df_cache_n = 0
         self._tok_conn: sqlite3.Connection | None = None
@@ -390,18 +391,28 @@ class SQLiteIndex:
         with self._lock:
             n_chunks = self._cached_count()
             stems = self._stems(originals)
+            # Exact counts are cached per index generation (any write starts a new one):
+            # counting a common stem scans its whole posting list, and the resolver asks
+            # for the same history terms turn after turn.
+            generation = self._generation()
+            if self._exact_df[0] != generation:
+                self._exact_df = (generation, {})
+            known = self._exact_df[1]
             df: dict[str, int] = {}
             for term in originals:
                 tokens = stems[term]
+                key = " ".join(tokens)
                 if not tokens:
                     df[term] = 0
+                elif key in known:
+                    df[term] = known[key]
                 elif len(tokens) == 1:
-                    df[term] = self._vocab_df(tokens[0])
+                    df[term] = known[key] = self._vocab_df(tokens[0])
                 else:
-                    df[term] = int(
+                    df[term] = known[key] = int(
                         self._conn.execute(
                             "SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
-                            (match_expression([" ".join(tokens)]),),
+                            (match_expression([key]),),
                         ).fetchone()[0]
                     )
         return TermStats(n_chunks=n_chunks, df=df)
