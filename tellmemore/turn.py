@@ -162,53 +162,34 @@ class TurnRunner:
         about = answering_about(resolution)
 
         t_answer = time.perf_counter()
-        if abstain.should_abstain(hits, min_dense_score=self.settings.retrieval.min_dense_score):
-            text = abstain.abstain_message()
-            yield DeltaEvent(text)
-            answer = Answer(
-                trace_id=trace_id,
-                answer=text,
-                message=message,
-                abstained=True,
-                standalone_query=resolution.query,
-                bindings=dict(resolution.bindings),
-                answering_about=about,
-                model="extractive",
-                latency_ms=LatencyMs(
-                    total=_ms(t_start),
-                    resolve=resolve_ms,
-                    retrieve=retrieve_ms,
-                    answer=_ms(t_answer),
-                ),
-                session_id=req.session_id,
-            )
-            yield self._finish(req, answer, Decision.RETRIEVE, gate_reason, resolution, hits)
-            return
-
-        text, model, abstained = "", "extractive", False
+        text, model = "", "extractive"
         cited: tuple[Citation, ...] = ()
-        streamed: list[str] = []
-        if self.llm is not None:
-            try:
-                text, cited, abstained = yield from self._generate(
-                    message, history, hits, streamed, req.deadline
-                )
-                model = self.settings.llm.model
-            except LLMError as exc:
-                req.degraded.append(f"generate:{exc.kind}")
-                text = ""
-        if not text and not abstained and streamed:
-            # The stream broke after text was shown: keep it, say so, and complete it with
-            # the extract, numbered like the sources the shown text already cites.
-            extract, _ = self._extract(resolution.query, hits, by_rank=True)
-            text = "".join(streamed) + CUT_NOTICE + extract
-            cited = tuple(citations.citation(h) for h in hits[: _max_marker(text, len(hits))])
-            yield CitationsEvent(cited)
-            yield DeltaEvent(CUT_NOTICE + extract)
-        elif not text and not abstained:
-            text, cited = self._extract(resolution.query, hits)
-            yield CitationsEvent(cited)
-            yield DeltaEvent(text)
+        abstained = abstain.should_abstain(
+            hits, min_dense_score=self.settings.retrieval.min_dense_score
+        )
+        if not abstained:
+            streamed: list[str] = []
+            if self.llm is not None:
+                try:
+                    text, cited, abstained = yield from self._generate(
+                        message, history, hits, streamed, req.deadline
+                    )
+                    model = self.settings.llm.model
+                except LLMError as exc:
+                    req.degraded.append(f"generate:{exc.kind}")
+                    text = ""
+            if not text and not abstained and streamed:
+                # The stream broke after text was shown: keep it, say so, and complete it
+                # with the extract, numbered like the sources the shown text already cites.
+                extract, _ = self._extract(resolution.query, hits, by_rank=True)
+                text = "".join(streamed) + CUT_NOTICE + extract
+                cited = tuple(citations.citation(h) for h in hits[: _max_marker(text, len(hits))])
+                yield CitationsEvent(cited)
+                yield DeltaEvent(CUT_NOTICE + extract)
+            elif not text and not abstained:
+                text, cited = self._extract(resolution.query, hits)
+                yield CitationsEvent(cited)
+                yield DeltaEvent(text)
         if abstained:
             text = abstain.abstain_message()
             yield DeltaEvent(text)
