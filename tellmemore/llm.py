@@ -20,7 +20,6 @@ instead of crashing:
 
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
 import re
@@ -32,6 +31,7 @@ import pydantic
 
 from tellmemore.config import LLMSettings
 from tellmemore.errors import LLMError, MissingDependencyError
+from tellmemore.retry_after import retry_after_seconds
 
 if TYPE_CHECKING:
     import openai
@@ -277,25 +277,3 @@ def parse_json(text: str, schema: type[M]) -> M:
             f"the LLM reply does not match {schema.__name__}: {exc.errors(include_url=False)[:3]}",
             kind="malformed",
         ) from None
-
-
-def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
-    """Seconds from a Retry-After header (delta seconds or an HTTP date), else None."""
-    value = headers.get("retry-after-ms")
-    if value is not None:
-        try:
-            return max(0.0, float(value) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())

@@ -13,19 +13,18 @@ both bounded) and raises `EmbeddingError` when the retries are spent.
 from __future__ import annotations
 
 import copy
-import email.utils
 import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from tellmemore.config import EmbedderSettings
 from tellmemore.errors import ConfigError, EmbeddingError, MissingDependencyError
 from tellmemore.index.base import Embedder, Vector
+from tellmemore.retry_after import retry_after_seconds
 
 log = logging.getLogger(__name__)
 
@@ -142,30 +141,6 @@ _OPENAI_DIMENSIONS = {
 _NOT_RETRYABLE = {400, 401, 403, 404, 422}
 
 
-def _retry_after(headers: Any) -> float | None:
-    """Seconds from a Retry-After (or retry-after-ms) header, or None."""
-    if headers is None:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
 class OpenAIEmbedder:
     """Embeddings from an OpenAI-compatible `/v1/embeddings` endpoint.
 
@@ -263,7 +238,7 @@ class OpenAIEmbedder:
                         f"after {attempt + 1} attempts: {exc.message}"
                     ) from exc
                 if status == 429:
-                    given = _retry_after(exc.response.headers)
+                    given = retry_after_seconds(exc.response.headers)
                     wait = self.rate_limit_wait_s if given is None else given
                     wait = min(wait, self.max_retry_after_s)
                 else:
