@@ -105,3 +105,29 @@ class Embedder(Protocol):
     def count_tokens(self, text: str) -> int:
         """Tokens of `text` in this model's tokenizer (without special tokens)."""
         ...
+
+
+def prepare_upsert(
+    chunks: Sequence[Chunk], vectors: Vector, dimension: int
+) -> tuple[list[Chunk], Vector]:
+    """The chunks and unit-length float32 rows every engine writes, checked once.
+
+    Shapes must match (`InputError` otherwise); zero vectors stay zero; when an id
+    appears twice in one batch the later chunk wins, as an upsert by id would decide.
+    """
+    from tellmemore.errors import InputError
+
+    matrix = np.asarray(vectors, dtype=np.float32)
+    if matrix.ndim != 2 or matrix.shape != (len(chunks), dimension):
+        raise InputError(
+            f"upsert got {len(chunks)} chunks and vectors of shape {matrix.shape}; expected "
+            f"({len(chunks)}, {dimension})"
+        )
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    matrix = np.ascontiguousarray(matrix / norms, dtype=np.float32)
+    latest: dict[str, int] = {}
+    for i, chunk in enumerate(chunks):
+        latest[chunk.id] = i
+    order = list(latest.values())
+    return [chunks[i] for i in order], matrix[order]

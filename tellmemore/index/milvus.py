@@ -36,7 +36,7 @@ import numpy as np
 from tellmemore.config import Settings
 from tellmemore.errors import ConfigError, IndexError_, InputError
 from tellmemore.index import fusion
-from tellmemore.index.base import SearchRequest, Vector
+from tellmemore.index.base import SearchRequest, Vector, prepare_upsert
 from tellmemore.index.lexical import query_terms, searchable_text
 from tellmemore.index.milvus_location import (
     MilvusLocation,
@@ -259,22 +259,11 @@ class MilvusIndex:
     def upsert(self, chunks: Sequence[Chunk], vectors: Vector) -> None:
         if len(chunks) == 0:
             return
-        matrix = np.asarray(vectors, dtype=np.float32)
-        if matrix.ndim != 2 or matrix.shape != (len(chunks), self.dimension):
-            raise InputError(
-                f"upsert got {len(chunks)} chunks and vectors of shape {matrix.shape}; expected "
-                f"({len(chunks)}, {self.dimension})"
+        unique, matrix = prepare_upsert(chunks, vectors, self.dimension)
+        for start in range(0, len(unique), _WRITE_BATCH):
+            self._upsert_batch(
+                unique[start : start + _WRITE_BATCH], matrix[start : start + _WRITE_BATCH]
             )
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        matrix = matrix / norms
-        latest: dict[str, int] = {}
-        for i, chunk in enumerate(chunks):
-            latest[chunk.id] = i  # the later duplicate wins
-        order = list(latest.values())
-        for start in range(0, len(order), _WRITE_BATCH):
-            batch = order[start : start + _WRITE_BATCH]
-            self._upsert_batch([chunks[i] for i in batch], matrix[batch])
 
     def _upsert_batch(self, chunks: list[Chunk], matrix: Vector) -> None:
         stems = self._terms.stemmer.tokens(

@@ -42,7 +42,7 @@ import numpy.typing as npt
 
 from tellmemore.errors import IndexError_, InputError
 from tellmemore.index import fusion
-from tellmemore.index.base import SearchRequest, Vector
+from tellmemore.index.base import SearchRequest, Vector, prepare_upsert
 from tellmemore.index.dense import DenseMatrix, default_threads
 from tellmemore.index.hnsw import SAVE_AFTER_FRACTION, Graph
 from tellmemore.index.lexical import (
@@ -259,19 +259,8 @@ class SQLiteIndex:
     def upsert(self, chunks: Sequence[Chunk], vectors: Vector) -> None:
         if len(chunks) == 0:
             return
-        matrix = np.asarray(vectors, dtype=np.float32)
-        if matrix.ndim != 2 or matrix.shape != (len(chunks), self.dimension):
-            raise InputError(
-                f"upsert got {len(chunks)} chunks and vectors of shape {matrix.shape}; expected "
-                f"({len(chunks)}, {self.dimension})"
-            )
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        matrix = np.ascontiguousarray(matrix / norms, dtype=np.float32)
-        latest: dict[str, int] = {}
-        for i, chunk in enumerate(chunks):
-            latest[chunk.id] = i  # the later duplicate wins
-        order = list(latest.values())
+        chunks, matrix = prepare_upsert(chunks, vectors, self.dimension)
+        order = range(len(chunks))
         with self._write() as conn:
             existing = self._rows_by_id(conn, [chunks[i].id for i in order])
             vgen = self._generation() + 1  # the generation this transaction commits
