@@ -22,6 +22,10 @@ _PREPS = frozenset(
 _CLARIFY = re.compile(r"\bdo you mean\s+(.+?)\?", re.IGNORECASE)
 _OPTION_SPLIT = re.compile(r",\s*(?:or\s+)?|\s+or\s+", re.IGNORECASE)
 MAX_TAIL_TOKENS = 4
+_DETERMINERS = frozenset("the a an this that these those my your our their".split())  # noqa: SIM905
+_TRAILING_DETERMINER = re.compile(
+    r"\b(?:the|a|an|this|that|these|those|my|your|our|their)\s+$", re.IGNORECASE
+)
 """A trailing "on weekdays" this short is replaced by the new modifier "on holidays"."""
 
 
@@ -92,7 +96,11 @@ def substitute_subject(base: str, fragment: str, salience: Salience) -> str | No
     idx = base.find(target.text)
     if idx < 0:
         return None
-    return base[:idx] + fragment + base[idx + len(target.text) :]
+    head = base[:idx]
+    if tokenize(fragment) and tokenize(fragment)[0].low in _DETERMINERS:
+        # "the deadline" replacing "a flat tyre": one determiner, the fragment's
+        head = _TRAILING_DETERMINER.sub("", head)
+    return head + fragment + base[idx + len(target.text) :]
 
 
 def _sentence_initial(text: str, p: Phrase) -> bool:

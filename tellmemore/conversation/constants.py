@@ -15,6 +15,8 @@ LOW_SIGNAL_WORDS = 2
 """A message with at most this many content words and none distinctive needs resolving."""
 OWN_SUBJECT_WORDS = 2
 """An ellipsis fragment with this many distinctive words names its own subject: no carry."""
+OWN_SUBJECT_RUN = 4
+"""... or this many content words, one of them distinctive: a question of its own."""
 FRAGMENT_WORDS = 2
 """A verbless keyword fragment ("Disaster Recovery.") this short needs resolving."""
 
@@ -49,6 +51,10 @@ SCOPE_MIN = 0.2
 """A user topic phrase must be at least this salient to be carried as scope."""
 CARRY_PHRASES = 2
 """Topic phrases carried into a low-signal message (recent and first user turn)."""
+SELECTOR_VETO = 0.2
+"""A topic carry (too little signal, "what about ...") happens only when the learned
+selector (conversation/selector.py) gives some history phrase at least this probability
+of being carried by a person; 0: no veto."""
 CLARIFY_REPLY_WORDS = 4
 """A reply to a clarifying question has at most this many content words."""
 ELLIPSIS_DEPTH = 3

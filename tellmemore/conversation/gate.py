@@ -66,14 +66,14 @@ def gate(
     distinctive = [
         w for w in content if sal.weight(w) >= C.DISTINCTIVE_IDF or w in sal.unseen
     ]  # a word the documents never use ("sourdough") is a new subject, not a follow-up
-    if len(content) <= C.LOW_SIGNAL_WORDS and not distinctive and not _names(message):
+    if len(content) <= C.LOW_SIGNAL_WORDS and not distinctive and not names_in(message):
         return GateResult(True, "too little signal")
     if len(content) <= C.FRAGMENT_WORDS and _is_fragment(message):
         return GateResult(True, "keyword fragment")
     return GateResult(False, "self-contained")
 
 
-def _names(message: str) -> list[str]:
+def names_in(message: str) -> list[str]:
     """Names and codes the message brings itself ("NASA", "Clipper"): its own subject.
     The first word's capital is the sentence's, not a name's."""
     toks = tokenize(message)

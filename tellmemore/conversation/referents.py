@@ -256,12 +256,28 @@ def _comments_on_the_answer(message: str, toks: list[Token], i: int) -> bool:
     its own, is discourse deixis: it points at no entity to search for."""
     if toks[i].low not in ("that", "this") or i + 1 >= len(toks):
         return False
-    starts = i == 0 or any(c in ".?!" for c in message[toks[i - 1].end : toks[i].start])
-    if not starts or toks[i + 1].low not in _DEIXIS_VERBS:
+    nxt = toks[i + 1].low
+    if i > 0 and toks[i - 1].low in ("does", "did") and nxt in ("mean", "imply"):
+        return True  # "So does that mean I should stick to the Lite plan?"
+    if not _starts_sentence(message, toks, i) or nxt not in _DEIXIS_VERBS:
         return False
+    if nxt in ("means", "meant", "sounds", "seems"):
+        return True  # "that sounds great", "that means ...": about the answer, not a thing
     rest = message[toks[i].end :]
-    end = re.search(r"[.?!]\s+\S", rest)
-    return end is not None or toks[i + 1].low in ("means", "meant")
+    return re.search(r"[.?!]\s+\S", rest) is not None
+
+
+_INTERJECTIONS = frozenset(
+    "well wow oh ok okay so yes no hmm great thanks cool right alright and but".split()  # noqa: SIM905
+)
+
+
+def _starts_sentence(message: str, toks: list[Token], i: int) -> bool:
+    """Token i opens a sentence, perhaps after an interjection ("well, that is ok")."""
+    j = i
+    while j > 0 and toks[j - 1].low in _INTERJECTIONS:
+        j -= 1
+    return j == 0 or any(c in ".?!" for c in message[toks[j - 1].end : toks[j].start])
 
 
 def gap2(message: str, toks: list[Token], i: int) -> bool:

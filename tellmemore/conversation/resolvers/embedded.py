@@ -55,6 +55,8 @@ from tellmemore.conversation.referents import (
     find_referents,
 )
 from tellmemore.conversation.resolvers.base import ResolveContext
+from tellmemore.conversation.selector import candidates as selector_candidates
+from tellmemore.conversation.selector import default_model
 from tellmemore.conversation.text import (
     FUNCTION_WORDS,
     GENERIC_NOUNS,
@@ -368,8 +370,11 @@ class _Run:
         distinctive = [
             w for w in own if w[:1].isupper() or self.salience.weight(w) >= C.DISTINCTIVE_IDF
         ]
-        if len(distinctive) >= C.OWN_SUBJECT_WORDS:
-            # "and about North Carolina in the Civil War": the fragment names its subject
+        if len(distinctive) >= C.OWN_SUBJECT_WORDS or (
+            distinctive and len(own) >= C.OWN_SUBJECT_RUN
+        ):
+            # "and about North Carolina in the Civil War", "what about the major discoveries
+            # made by the spacecraft Galileo?": the fragment names its subject
             return Resolution(query=message)
         prev = self._previous_question(depth)
         if ellipsis.kind == EllipsisKind.MORE or prev is None:
@@ -401,7 +406,11 @@ class _Run:
 
     def _carry(self, message: str, cands: list[Candidate], *, key: str) -> Resolution:
         """Too little signal: append the salient phrases of the user's recent and first
-        turns (design.md: phrases carry better than single high-IDF terms)."""
+        turns (design.md: phrases carry better than single high-IDF terms), unless the
+        learned selector sees nothing in the history a person would carry (a new
+        subject in few words: "Is privacy protected?")."""
+        if key == "topic" and self._selector_vetoes(message):
+            return Resolution(query=message)
         user = [c for c in cands if c.role in ("user", "summary")]
         picked: list[Candidate] = []
         if user:
@@ -421,6 +430,16 @@ class _Run:
         texts = [self._surface(c.phrase) for c in picked]
         query = append_phrases(message, [(c.phrase, t) for c, t in zip(picked, texts, strict=True)])
         return Resolution(query=query, bindings={key: ", ".join(texts)})
+
+    def _selector_vetoes(self, message: str) -> bool:
+        """The selector's best history phrase is below C.SELECTOR_VETO: carry nothing."""
+        model = default_model()
+        if model is None or C.SELECTOR_VETO <= 0 or self.context.term_stats is None:
+            return False  # trained on an index's IDF: without one its features mean little
+        verdict = gate(message, self.history, salience=self.salience)
+        scored = selector_candidates(message, self.history, self.salience, verdict)
+        best = max((model.probability(s.features) for s in scored), default=0.0)
+        return best < C.SELECTOR_VETO
 
     # --- clarification chain -----------------------------------------------------------
 

@@ -1,0 +1,55 @@
+"""Issue 7: resolver failures found on the MTRAG dev conversations, as generic rules
+checked on hand-written histories (never on the dataset's own text)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tellmemore.conversation.binding import Salience
+from tellmemore.conversation.compose import substitute_subject
+from tellmemore.conversation.referents import find_referents
+from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
+
+from .histories import A, U, corpus_stats
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "wow, that sounds great. maybe tell me more about the monthly pass",
+        "well, that is ok... but why can't you answer such a simple question?",
+        "So does that mean I should stick to the Lite plan?",
+        "that seems expensive",
+    ],
+)
+def test_that_commenting_on_the_answer_is_no_referent(message: str) -> None:
+    assert not [r for r in find_referents(message) if r.text.lower().startswith("that")]
+
+
+def test_that_naming_a_thing_is_still_a_referent() -> None:
+    assert find_referents("does that plan cover weekends?")
+    assert find_referents("well, how much does that cost?")
+
+
+def test_a_substituted_subject_keeps_one_determiner() -> None:
+    out = substitute_subject("What happens if I get a flat tyre?", "the deadline", Salience(None))
+    assert out == "What happens if I get the deadline?"
+
+
+def test_a_long_what_about_question_names_its_own_subject() -> None:
+    history = [
+        U("Could you tell me about the most important discoveries that Juno made at Jupiter?"),
+        A("Juno found that Jupiter's core is diluted and its storms run deep."),
+    ]
+    message = "What about the major discoveries made by the spacecraft Galileo?"
+    res = EmbeddedResolver().resolve(message, history, ResolveContext(term_stats=corpus_stats()))
+    assert res.query == message
+    assert not res.bindings
+
+
+def test_a_short_what_about_still_takes_the_previous_question() -> None:
+    history = [U("What time do shops close on weekdays?"), A("Shops close at 18:00 on weekdays.")]
+    res = EmbeddedResolver().resolve(
+        "what about on holidays?", history, ResolveContext(term_stats=corpus_stats())
+    )
+    assert "shops close" in res.query.lower()
