@@ -44,7 +44,10 @@ def render_markdown(report: dict[str, Any], details: dict[str, Any], *, chart: s
         "carried over from the history that the query carries; over-binding = share of "
         "the terms the query carries over from the history that the human did not add. "
         "Topic-switch probes are follow-up turns on which the human carried nothing: there "
-        "the figure is the share of probe turns on which the strategy carried anything.",
+        "the figure is the share of probe turns on which the strategy carried anything. "
+        "The strict figure counts only probes whose human rewrite stands alone (no "
+        "referent or ellipsis left in it: an annotator who left \"does he have an infinity "
+        "gem\" as typed did not judge the turn a topic switch).",
         "",
         "Resolver strategies (concat, embedded, llm) run as a tellmemore turn runs them: the "
         "gate decides whether to resolve; the resolved query, the message as typed (when they "
@@ -140,6 +143,7 @@ def render_markdown(report: dict[str, Any], details: dict[str, Any], *, chart: s
                     first["binding"]["recall"],
                     first["binding"]["over_binding"],
                     f"{_f(p.get('over_binding'))} (n={p.get('n', 0)})",
+                    f"{_f(p.get('strict_over_binding'))} (n={p.get('strict_n', 0)})",
                     first["gate_skip_share"],
                     info.get("changed_share"),
                     info.get("clarified_share"),
@@ -154,6 +158,7 @@ def render_markdown(report: dict[str, Any], details: dict[str, Any], *, chart: s
                 "binding recall",
                 "over-binding",
                 "topic-switch over-binding",
+                "… with a standalone human rewrite",
                 "gate skip share",
                 "query changed",
                 "asked back",

@@ -14,7 +14,9 @@ Binding, on content terms (`terms.content_terms`: no stopwords, Porter stems):
   not add. Nothing carried means nothing over-bound (0);
 - topic-switch probes are follow-up turns with E empty (the human carried nothing): there
   any carried term is over-binding, and the probe figure is the share of probe turns on
-  which the strategy carried anything.
+  which the strategy carried anything. Some annotators left a follow-up as typed ("does
+  he have an infinity gem"): E is empty there too, yet the turn is no topic switch, so a
+  strict figure counts only probes whose rewrite has no referent or ellipsis left.
 The two numbers are reported apart, never folded into one accuracy (seed 003).
 """
 
@@ -26,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from tellmemore.conversation.referents import find_ellipsis, find_referents
 from tellmemore.eval.terms import content_terms
 
 PRIMARY = "nDCG@5"
@@ -93,6 +96,9 @@ class Binding:
     over: int
     """How many carried terms the human did not add."""
     followup: bool
+    standalone_rewrite: bool = True
+    """The human rewrite has no referent or ellipsis left ("does he have an infinity gem"
+    left as typed is not a rewrite that chose to carry nothing)."""
 
     @property
     def recall(self) -> float | None:
@@ -107,6 +113,12 @@ class Binding:
         """A probe turn: a follow-up on which the human carried nothing forward."""
         return self.followup and not self.expected
 
+    @property
+    def strict_topic_switch(self) -> bool:
+        """A probe whose human rewrite stands alone: the human read the message and found
+        it needed nothing from the history."""
+        return self.topic_switch and self.standalone_rewrite
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "expected": list(self.expected),
@@ -114,6 +126,7 @@ class Binding:
             "recall": self.recall,
             "over_binding": self.over_binding,
             "topic_switch": self.topic_switch,
+            "strict_topic_switch": self.strict_topic_switch,
         }
 
 
@@ -136,6 +149,7 @@ def binding(
         bound=sum(1 for s in carried if s in expected),
         over=sum(1 for s in carried if s not in rew),
         followup=followup,
+        standalone_rewrite=not find_referents(rewrite) and find_ellipsis(rewrite) is None,
     )
 
 
@@ -153,9 +167,12 @@ def pooled_binding(bindings: Iterable[Binding]) -> dict[str, float | None]:
     }
 
 
-def probe_over_binding(bindings: Iterable[Binding]) -> tuple[float | None, int]:
-    """On topic-switch probes: (share of probe turns that carried any term, probe count)."""
-    probes = [b for b in bindings if b.topic_switch]
+def probe_over_binding(
+    bindings: Iterable[Binding], *, strict: bool = False
+) -> tuple[float | None, int]:
+    """On topic-switch probes: (share of probe turns that carried any term, probe count).
+    `strict`: only probes whose human rewrite stands alone (no referent left in it)."""
+    probes = [b for b in bindings if (b.strict_topic_switch if strict else b.topic_switch)]
     if not probes:
         return None, 0
     return sum(1 for b in probes if b.carried) / len(probes), len(probes)

@@ -201,12 +201,15 @@ def build_details(
         }
         first = next(iter(per_ret.values()))
         share, n = probe_over_binding(r.binding for r, _ in first)
+        strict_share, strict_n = probe_over_binding((r.binding for r, _ in first), strict=True)
         probes.append(
             {
                 "dataset": dataset,
                 "strategy": strategy,
                 "n": n,
                 "over_binding": _r(share),
+                "strict_n": strict_n,
+                "strict_over_binding": _r(strict_share),
                 PRIMARY: {
                     ret: _r(mean(v[PRIMARY] for r, v in rows if r.binding.topic_switch))
                     for ret, rows in per_ret.items()

@@ -121,3 +121,16 @@ def test_topic_switch_probe_counts_any_carried_term() -> None:
     share, n = probe_over_binding([kept, dragged, first])
     assert (share, n) == (0.5, 2)
     assert probe_over_binding([first]) == (None, 0)
+
+
+def test_strict_probes_leave_out_rewrites_that_kept_a_referent() -> None:
+    """An annotator who left "does it include e-bikes?" as typed carried nothing, but did
+    not judge the turn a topic switch: the strict probe figure leaves it out."""
+    left_as_typed = "does it include e-bikes?"
+    bound = binding(left_as_typed, HISTORY, left_as_typed, "does the monthly pass include e-bikes?")
+    switch = "When do shops close on public holidays?"
+    kept = binding(switch, HISTORY, switch, switch)
+    assert bound.topic_switch and not bound.strict_topic_switch
+    assert kept.strict_topic_switch
+    assert probe_over_binding([bound, kept]) == (0.5, 2)
+    assert probe_over_binding([bound, kept], strict=True) == (0.0, 1)
