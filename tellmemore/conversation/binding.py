@@ -233,6 +233,8 @@ def _is_antecedent(run: list[Token], before: str, det: bool, initial: set[int]) 
         return True
     if low in GENERIC_NOUNS or low in _NOT_NOUNS or (before in _COPULAS and not det):
         return False
+    if before == "to" and not det:
+        return False  # "how to gather", "wants to recreate": an infinitive, not a thing
     return not low.endswith(_ADJECTIVE_ENDINGS)
 
 

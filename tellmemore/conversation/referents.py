@@ -313,8 +313,13 @@ def find_ellipsis(message: str) -> Ellipsis | None:
         fragment = rest.strip(" ,.;:?!-\t\n")
         if kind is None:
             kind = _fragment_kind(fragment)
-        if opener.lower().strip() in ("and", "or", "also", "plus") and _is_full_question(fragment):
-            return None  # "and how do I reset it?" is a question of its own, not an ellipsis
+        if _is_full_question(fragment) and (
+            opener.lower().strip() in ("and", "or", "also", "plus")
+            or tokenize(fragment)[0].low in _WH_WORDS
+        ):
+            # "and how do I reset it?", "what about why can't I apply a feature code?": a
+            # question of its own, not an ellipsis
+            return None
         return Ellipsis(opener=opener, fragment=fragment, kind=kind)
     return None
 
@@ -334,6 +339,9 @@ _QUESTION_START = frozenset(
         could will would should shall may might
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
+
+
+_WH_WORDS = frozenset({"what", "how", "when", "where", "why", "who", "which", "whom", "whose"})
 
 
 def _is_full_question(fragment: str) -> bool:

@@ -53,3 +53,26 @@ def test_a_short_what_about_still_takes_the_previous_question() -> None:
         "what about on holidays?", history, ResolveContext(term_stats=corpus_stats())
     )
     assert "shops close" in res.query.lower()
+
+
+def test_what_about_a_whole_question_is_no_ellipsis() -> None:
+    from tellmemore.conversation.referents import find_ellipsis
+
+    assert find_ellipsis("what about why can't I apply a feature code?") is None
+    assert find_ellipsis("what about the weekends?") is not None
+
+
+def test_an_infinitive_is_no_antecedent() -> None:
+    from tellmemore.conversation.binding import phrases
+
+    texts = [p.text for p in phrases("Logs help. You want to gather, then restart.")]
+    assert "gather" not in texts
+    assert "Logs" in texts
+
+
+def test_this_term_after_a_name_in_the_same_message_binds_nothing() -> None:
+    history = [U("How do I recreate a custom domain?"), A("Delete the domain, then add it again.")]
+    message = "I keep seeing the word Kubernetes, but I am not understanding this term"
+    res = EmbeddedResolver().resolve(message, history, ResolveContext(term_stats=corpus_stats()))
+    assert res.query == message
+    assert not res.bindings

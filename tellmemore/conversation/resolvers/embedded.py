@@ -74,6 +74,10 @@ logger = logging.getLogger(__name__)
 _CLAUSE = re.compile(r"[,;:.?!]\s|\s(?:but|and|because|so|although|though|while)\s", re.I)
 """Where a clause ends: a noun phrase before it can be a later pronoun's antecedent."""
 _ALTERNATIVE_KINDS = (ReferentKind.ONE, ReferentKind.OTHER, ReferentKind.WHICH)
+_METALINGUISTIC = frozenset(
+    {"term", "word", "name", "acronym", "abbreviation", "concept", "phrase"}
+)
+"""Nouns with which "this term" names a word of the same message, not an earlier thing."""
 
 
 @dataclass(frozen=True)
@@ -254,8 +258,19 @@ class _Run:
         distinctive phrase anywhere before it ("What about HIV? did it kill many?"), or any
         noun phrase in an earlier clause ("update my credit card, but it keeps failing";
         not "what is the price of it")."""
+        if ref.kind == ReferentKind.DEMONSTRATIVE:
+            # "I keep seeing the word Kubernetes, but I don't understand this term"
+            strong, _ = self._inner_bounds(message)
+            return strong <= ref.start and (ref.modifier or "").lower() in _METALINGUISTIC
         if ref.kind not in (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE, ReferentKind.PERSON):
             return False
+        strong, clause_end = self._inner_bounds(message)
+        # a noun phrase, then a clause boundary, then the pronoun
+        return strong <= ref.start or clause_end < ref.start
+
+    def _inner_bounds(self, message: str) -> tuple[int, int]:
+        """Where the message's first name or distinctive phrase ends, and where the clause
+        after its first noun phrase ends (cached per message)."""
         if self._inner is None or self._inner[0] != message:
             strong = weak = len(message) + 1
             pos = 0
@@ -276,8 +291,7 @@ class _Run:
                 first_clause_end if first_clause_end is not None else len(message) + 1,
             )
         _, strong, clause_end = self._inner
-        # a noun phrase, then a clause boundary, then the pronoun
-        return strong <= ref.start or clause_end < ref.start
+        return strong, clause_end
 
     def _alternative(
         self, ref: Referent, items: list[Phrase], list_turn: int
