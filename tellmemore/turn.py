@@ -26,6 +26,7 @@ from tellmemore.conversation.decide import decide
 from tellmemore.conversation.gate import gate
 from tellmemore.conversation.phrasings import Phrasings, search_phrasings
 from tellmemore.conversation.resolvers.base import ResolveContext, Resolver
+from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.errors import InputError, LLMError
 from tellmemore.retrieval import Retriever
 from tellmemore.state.conversations import ConversationStore, new_id
@@ -221,6 +222,8 @@ class TurnRunner:
         if req.forced_query is not None:
             query = self.validate(req.forced_query)
             return Resolution(query=query, resolver="user-corrected"), "corrected by the user"
+        # Typos are fixed for the search only; search_phrasings adds the message as typed.
+        message, _ = correct_spelling(message, self.retriever.index.term_stats)
         gated = gate(message, history, self.retriever.index.term_stats)
         if not gated.needs_resolution:
             return Resolution(query=message, resolver="none"), gated.reason

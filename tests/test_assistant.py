@@ -148,3 +148,11 @@ def test_long_sessions_keep_a_rolling_summary_of_older_turns(sample_assistant) -
     summary, upto = sample_assistant.conversations.summary(chat.id)
     assert upto >= sample_assistant.settings.conversation.summary_every
     assert "escalation" in summary.lower()
+
+
+def test_a_typo_is_fixed_for_the_search_and_the_message_kept(sample_assistant) -> None:
+    chat = sample_assistant.session()
+    answer = chat.ask("What does the montly pass cost?")
+    assert answer.message == "What does the montly pass cost?"
+    assert answer.standalone_query == "What does the monthly pass cost?"
+    assert "25 dollars" in answer.answer

@@ -16,6 +16,7 @@ from typing import Any
 
 from tellmemore.conversation.decide import decide
 from tellmemore.conversation.resolvers.base import ResolveContext
+from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.eval.cache import JsonlCache, digest
 from tellmemore.eval.datasets import EvalTurn
 from tellmemore.eval.measures import Binding, binding
@@ -62,21 +63,35 @@ def plan_turns(
 ) -> list[Plan]:
     """Resolve every turn with every strategy, timing the gate and the resolver."""
     gates: dict[str, tuple[bool, str, float]] = {}
-    if gate_fn is not None and any(s.gated for s in strategies):
+    fixed: dict[str, EvalTurn] = {}
+    """Gated strategies run as a turn does: on the message with its typos fixed
+    (conversation.spelling), searched beside the message as typed."""
+    if any(s.gated for s in strategies):
         for turn in turns:
             t0 = time.perf_counter()
-            result = gate_fn(turn.message, turn.history, context.term_stats)
+            text, fixes = correct_spelling(turn.message, context.term_stats)
+            fixed[turn.task_id] = replace(turn, message=text) if fixes else turn
+            spell_ms = (time.perf_counter() - t0) * 1000
+            if gate_fn is None:
+                continue
+            t0 = time.perf_counter()
+            result = gate_fn(text, turn.history, context.term_stats)
             gates[turn.task_id] = (
                 bool(result.needs_resolution),
                 str(result.reason),
-                (time.perf_counter() - t0) * 1000,
+                spell_ms + (time.perf_counter() - t0) * 1000,
             )
     plans: list[Plan] = []
     total = len(turns) * len(strategies)
     done = 0
     for strategy in strategies:
         for turn in turns:
-            resolution, ms = resolve_turn(strategy, turn, context, resolutions)
+            resolution, ms = resolve_turn(
+                strategy,
+                fixed.get(turn.task_id, turn) if strategy.gated else turn,
+                context,
+                resolutions,
+            )
             done += 1
             if progress is not None and (done % 50 == 0 or done == total):
                 progress(f"{dataset_name}: resolving", done, total)
@@ -114,7 +129,7 @@ def plan_turns(
             if needs:
                 plans.append(replace(always, variant="default"))
             else:
-                skipped = Resolution(query=turn.message, resolver="none")
+                skipped = Resolution(query=fixed[turn.task_id].message, resolver="none")
                 t0 = time.perf_counter()
                 kept = strategy.phrasings(skipped, turn.message, turn.history, context)
                 skip_ms = gate_ms + (time.perf_counter() - t0) * 1000

@@ -1,0 +1,61 @@
+"""Typos fixed against the index's vocabulary, for the search only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tellmemore.conversation.spelling import correct_spelling, english_words
+from tellmemore.types import TermStats
+
+from .histories import corpus_stats
+
+DOCS = [
+    "The monthly pass costs 25 dollars.",
+    "A monthly pass covers every city bike.",
+    "Cancel the monthly pass online.",
+    "Mortgage scams target home owners.",
+    "Report mortgage fraud to the state.",
+    "Mortgage relief programs help owners.",
+    "Protein in the diet.",
+]
+
+
+def test_the_tokenizer_dictionary_is_bundled() -> None:
+    words = english_words()
+    assert len(words) > 10_000
+    assert {"monthly", "mortgage", "silly"} <= words
+
+
+def test_an_unseen_misspelt_word_becomes_its_frequent_neighbour() -> None:
+    text, fixes = correct_spelling("Does the montly pass cover e-bikes?", corpus_stats(DOCS))
+    assert text == "Does the monthly pass cover e-bikes?"
+    assert fixes == {"montly": "monthly"}
+
+
+def test_the_first_capital_is_kept() -> None:
+    text, fixes = correct_spelling("Mortage scams", corpus_stats(DOCS))
+    assert text == "Mortgage scams"
+    assert fixes == {"Mortage": "mortgage"}
+
+
+def test_real_words_names_and_codes_are_never_changed() -> None:
+    stats = corpus_stats(DOCS)
+    for text in [
+        "is that silly?",  # an English word the documents lack
+        "feeling tipsy",  # a derived word ("tips" + "y") the tokenizer lacks
+        "What about Montly Python?",  # a capitalised word inside the sentence: a name
+        "plan CC-PRO-2026 montl",  # too short to guess and codes are protected
+    ]:
+        assert correct_spelling(text, stats) == (text, {}), text
+
+
+def test_a_fix_needs_a_word_the_index_uses() -> None:
+    assert correct_spelling("how much protain?", corpus_stats(DOCS)) == ("how much protain?", {})
+
+
+def test_without_an_index_or_with_a_failing_one_nothing_changes() -> None:
+    def broken(terms: Iterable[str]) -> TermStats:
+        raise RuntimeError("index closed")
+
+    assert correct_spelling("montly pass", None) == ("montly pass", {})
+    assert correct_spelling("montly pass", broken) == ("montly pass", {})
