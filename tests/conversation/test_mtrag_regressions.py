@@ -76,3 +76,25 @@ def test_this_term_after_a_name_in_the_same_message_binds_nothing() -> None:
     res = EmbeddedResolver().resolve(message, history, ResolveContext(term_stats=corpus_stats()))
     assert res.query == message
     assert not res.bindings
+
+
+def test_a_one_whose_modifier_no_list_item_has_binds_no_item() -> None:
+    """ "The regular one." after a list of plans none of which is regular: not "Basic"."""
+    from .histories import PLANS_LIST
+
+    res = EmbeddedResolver().resolve(
+        "The regular one.", PLANS_LIST, ResolveContext(term_stats=corpus_stats())
+    )
+    assert not res.ambiguous
+    assert all(p not in res.query.lower() for p in ("day pass", "monthly pass", "annual"))
+
+
+def test_a_one_whose_modifier_names_an_item_still_binds_it() -> None:
+    from .histories import PLANS_LIST
+
+    res = EmbeddedResolver().resolve(
+        "does the monthly one include e-bikes?",
+        PLANS_LIST,
+        ResolveContext(term_stats=corpus_stats()),
+    )
+    assert "monthly pass" in res.query.lower()

@@ -236,6 +236,8 @@ class _Run:
             )
             if hit is not None:
                 return hit, "assistant"
+            if ref.kind == ReferentKind.ONE:
+                return None  # "the regular one" among items none of which is regular
         if ref.kind in _ALTERNATIVE_KINDS and len(items) >= 2:
             return self._alternative(ref, items, list_turn)
         if ref.kind == ReferentKind.WHICH:
