@@ -4,8 +4,8 @@
     .venv/bin/python bench/resolver_latency.py --repeat 1   # quicker
 
 For each turn the timed work is what the turn pipeline adds before retrieval:
-`gate(message, history, term_stats)`, when it says so `EmbeddedResolver.resolve`, and
-`search_phrasings` (the phrasings searched and their weights).
+`correct_spelling(message, term_stats)`, `gate(message, history, term_stats)`, when it
+says so `EmbeddedResolver.resolve`, and `search_phrasings` (the phrasings and their weights).
 Term statistics come from the pooled corpus of the same domain (document frequency
 of Porter stems, as SQLite FTS5's porter tokenizer counts them) held in a dict, so the
 lookup costs what an in-memory cache would; the SQLite index's own `term_stats` adds
@@ -39,6 +39,7 @@ from tellmemore.conversation.resolvers import (  # noqa: E402
     EmbeddedResolver,
     ResolveContext,
 )
+from tellmemore.conversation.spelling import correct_spelling  # noqa: E402
 from tellmemore.eval.terms import content_terms, stem, words  # noqa: E402
 from tellmemore.types import Resolution, TermStats, Turn  # noqa: E402
 
@@ -115,9 +116,10 @@ def run_domain(domain: Path, repeat: int) -> dict:
         best = float("inf")
         for _ in range(repeat):
             t0 = time.perf_counter()
-            verdict = gate(message, history, stats)
-            res = embedded.resolve(message, history, ctx) if verdict.needs_resolution else None
-            search_phrasings(message, res or Resolution(query=message), history, stats)
+            fixed, _ = correct_spelling(message, stats)
+            verdict = gate(fixed, history, stats)
+            res = embedded.resolve(fixed, history, ctx) if verdict.needs_resolution else None
+            search_phrasings(message, res or Resolution(query=fixed), history, stats)
             best = min(best, (time.perf_counter() - t0) * 1000.0)
         all_ms.append(best)
         if row["turn"] > 1:
