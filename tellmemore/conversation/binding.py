@@ -272,7 +272,7 @@ def collect_candidates(
 ) -> list[Candidate]:
     """Antecedent candidates of the last `window` exchanges (+ first user turn, summary),
     best first."""
-    ages = _exchange_ages(history)
+    ages = exchange_ages(history)
     first_user = next((i for i, t in enumerate(history) if t.role == "user"), None)
     last_asst = max((i for i, t in enumerate(history) if t.role == "assistant"), default=None)
     pool: dict[tuple[str, ...], Candidate] = {}
@@ -310,7 +310,7 @@ def collect_candidates(
     return sorted(pool.values(), key=lambda c: -c.score)
 
 
-def _exchange_ages(history: Sequence[Turn]) -> list[int]:
+def exchange_ages(history: Sequence[Turn]) -> list[int]:
     """0 for the last exchange (last user turn and the answers after it), 1 before, ..."""
     ages = [0] * len(history)
     age = 0

@@ -26,7 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tellmemore.conversation.binding import Phrase, Salience, phrases, sentences
+from tellmemore.conversation.binding import Phrase, Salience, exchange_ages, phrases, sentences
 from tellmemore.conversation.gate import GateResult, names_in
 from tellmemore.conversation.referents import find_ellipsis, find_referents
 from tellmemore.conversation.text import content_words, stem
@@ -157,7 +157,7 @@ def candidates(
     own = {stem(w) for w in content_words(message)}
     turn_stems = {i: {stem(w) for w in content_words(t)} for i, t in texts.items()}
     all_turns = max(len(texts), 1)
-    ages = _ages(history)
+    ages = exchange_ages(history)
 
     msg = _message_features(message, history, salience, verdict, own, turn_stems, last_user)
     pool: dict[tuple[str, ...], dict[str, Any]] = {}
@@ -261,14 +261,3 @@ def _message_features(
         "msg_in_last_user": len(own & turn_stems.get(last_user, set())) / max(len(own), 1),
         "msg_in_history": len(own & in_history) / max(len(own), 1),
     }
-
-
-def _ages(history: Sequence[Any]) -> list[int]:
-    """0 for the last exchange, 1 for the one before, ..."""
-    ages = [0] * len(history)
-    age = 0
-    for i in range(len(history) - 1, -1, -1):
-        ages[i] = age
-        if history[i].role == "user":
-            age += 1
-    return ages
