@@ -135,6 +135,7 @@ class Assistant:
             embedder=self.embedder,
             state=self.state,
             chunk_tokens=chunk_tokens,
+            overlap_sentences=self.settings.chunking.overlap_sentences,
             tenant=tenant,
             sync=sync,
             progress=progress,

@@ -8,7 +8,8 @@ model's window is split into several chunks, none truncated, and every chunk's
 `doc_id` is the passage id (scores are rolled up to it before measuring).
 
 The index lives in `<cache>/index/<dataset>-<key>/` where the key hashes the
-corpus bytes, the embedder name and dimension, and the chunk size. `meta.json`
+corpus bytes, the embedder name and dimension, the chunk size and the sentence
+overlap (only when set, so indexes built before it existed keep their key). `meta.json`
 is written last: its presence means the index is complete and is reused as is
 (nothing embedded); without it, ingestion runs again and resumes, since it
 skips the chunks already stored.
@@ -75,10 +76,19 @@ def chunk_tokens_for(settings: Settings, embedder: Embedder) -> int:
     )
 
 
-def index_key(dataset: Dataset, embedder: Embedder, chunk_tokens: int) -> str:
-    return digest(
-        INDEX_FORMAT, dataset.corpus_hash, embedder.name, embedder.dimension, chunk_tokens
-    )[:16]
+def index_key(
+    dataset: Dataset, embedder: Embedder, chunk_tokens: int, overlap_sentences: int = 0
+) -> str:
+    parts: list[Any] = [
+        INDEX_FORMAT,
+        dataset.corpus_hash,
+        embedder.name,
+        embedder.dimension,
+        chunk_tokens,
+    ]
+    if overlap_sentences:  # only when set: the keys of existing cached indexes stay valid
+        parts.append(f"overlap_sentences={overlap_sentences}")
+    return digest(*parts)[:16]
 
 
 def ensure_index(
@@ -91,7 +101,7 @@ def ensure_index(
 ) -> tuple[SQLiteIndex, IndexInfo]:
     """The dataset's index, built on first use and reused while the corpus is unchanged."""
     chunk_tokens = chunk_tokens_for(settings, embedder)
-    key = index_key(dataset, embedder, chunk_tokens)
+    key = index_key(dataset, embedder, chunk_tokens, settings.chunking.overlap_sentences)
     home = cache_dir / "index" / f"{slug(dataset.name)}-{key}"
     meta_path = home / "meta.json"
     index_path = home / "index.db"
@@ -118,6 +128,11 @@ def ensure_index(
         index.close()
         meta_path.unlink()
     return _build(dataset, embedder, settings, home, key, chunk_tokens, progress)
+
+
+def _overlap_meta(settings: Settings) -> dict[str, int]:
+    n = settings.chunking.overlap_sentences
+    return {"overlap_sentences": n} if n else {}
 
 
 def _current_versions() -> dict[str, str]:
@@ -178,6 +193,7 @@ def _build(
             embedder=embedder,
             state=state,
             chunk_tokens=chunk_tokens,
+            overlap_sentences=settings.chunking.overlap_sentences,
             progress=progress,
         )
     finally:
@@ -192,6 +208,7 @@ def _build(
         "embedder": embedder.name,
         "dimension": embedder.dimension,
         "chunk_tokens": chunk_tokens,
+        **_overlap_meta(settings),
         **_current_versions(),
         "passages": passages,
         "chunks": index.count(),

@@ -12,6 +12,12 @@ Every chunk's text starts with a header line naming its subject,
 "Doc title > Section > Subsection", so a chunk retrieved alone still says what
 it is about (seed 000: "every chunk has to name its own subject").
 
+With `overlap_sentences` (setting `chunking.overlap_sentences`, default 0), a
+chunk after the first of its section opens with the last sentences of the
+previous chunk's prose, as many as fit, so a fact cut at a boundary is still
+whole in one chunk. Chunks are packed as without overlap (same boundaries, same
+ids): the repeated sentences only use the room a chunk has left.
+
 Default chunk size, from top-k (`default_chunk_tokens`)
 --------------------------------------------------------
 Chunk size is downstream of how many chunks retrieval returns (seed 000). With
@@ -354,6 +360,9 @@ def make_header(title: str, path: Sequence[str], max_tokens: int, count: CountTo
 Piece = tuple[str, int, str]
 """(text, tokens, block kind) of a block or of a part of an over-long block."""
 
+Body = tuple[str, str]
+"""(text, kind of the block it ends with) of a chunk body, before any overlap."""
+
 
 def _pack(pieces: list[Piece], budget: int) -> list[list[Piece]]:
     """Greedy packing of consecutive pieces into groups of at most ~`budget` tokens."""
@@ -372,13 +381,13 @@ def _pack(pieces: list[Piece], budget: int) -> list[list[Piece]]:
     return groups
 
 
-def _fit(group: list[Piece], header: str, max_tokens: int, count: CountTokens) -> list[str]:
+def _fit(group: list[Piece], header: str, max_tokens: int, count: CountTokens) -> list[Body]:
     """Bodies that fit with the header, measured for real: tokenizers are not always additive,
     so a packed group that overshoots is halved, and a single piece is cut smaller."""
     body = "\n\n".join(text for text, _, _ in group)
     over = count(f"{header}\n\n{body}") - max_tokens
     if over <= 0:
-        return [body]
+        return [(body, group[-1][2])]
     if len(group) > 1:
         mid = len(group) // 2
         return _fit(group[:mid], header, max_tokens, count) + _fit(
@@ -390,10 +399,53 @@ def _fit(group: list[Piece], header: str, max_tokens: int, count: CountTokens) -
     if len(parts) <= 1:
         parts = _split_words(text, budget, count)
     if len(parts) <= 1:
-        return parts  # one character per piece already; nothing smaller exists
+        return [(p, kind) for p in parts]  # one character per piece already; nothing smaller
     return [
         fitted for p in parts for fitted in _fit([(p, count(p), kind)], header, max_tokens, count)
     ]
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of prose, cut after ".", "!" or "?" and whitespace: a plain rule, enough to
+    pick the last few sentences of a chunk to repeat at the start of the next one."""
+    return [s for s in _SENTENCE_END.split(text.strip()) if s]
+
+
+def _overlap(
+    prev: Body, body: str, n: int, header: str, max_tokens: int, count: CountTokens
+) -> str:
+    """The last `n` sentences of the previous body to repeat before `body`, or "".
+
+    Only prose is repeated: a body ending with a table row, a list, a quote or code (its
+    last block is not a paragraph) gets no overlap. Sentences are dropped from the front
+    until header, overlap and body fit in `max_tokens`.
+    """
+    text, kind = prev
+    if kind != "para":
+        return ""
+    chosen = sentences(text.rsplit("\n\n", 1)[-1])[-n:]
+    while chosen:
+        overlap = " ".join(chosen)
+        if count(f"{header}\n\n{overlap}\n\n{body}") <= max_tokens:
+            return overlap
+        chosen = chosen[1:]
+    return ""
+
+
+def _bodies(section: Section, header: str, limit: int, count: CountTokens) -> list[Body]:
+    """A section's bodies, each fitting in `limit` tokens together with the header."""
+    budget = limit - count(header) - 2
+    pieces: list[Piece] = []
+    for block in section.blocks:
+        n = count(block.text)
+        if n <= budget:
+            pieces.append((block.text, n, block.kind))
+        else:
+            pieces.extend((p, count(p), block.kind) for p in split_text(block, budget, count))
+    return [body for group in _pack(pieces, budget) for body in _fit(group, header, limit, count)]
 
 
 def chunk_document(
@@ -403,35 +455,36 @@ def chunk_document(
     count_tokens: CountTokens,
     tenant: str = "",
     embedder_name: str = "",
+    overlap_sentences: int = 0,
 ) -> list[Chunk]:
     """The chunks of one document, in order, each at most `max_tokens` tokens with its header.
 
     `embedder_name` takes part in every chunk's content hash, so switching the
     embedding model re-embeds everything instead of mixing vector spaces.
+
+    With `overlap_sentences` > 0, every chunk after the first of a section starts
+    with the last sentences of the previous chunk's body (prose only, never across
+    sections, and only as many as fit), so a fact cut at a chunk boundary is still
+    whole in one chunk. Ids stay those of `overlap_sentences=0`; 0 changes nothing.
     """
     if max_tokens < 16:
         raise ValueError(f"max_tokens must be >= 16, got {max_tokens}")
+    if overlap_sentences < 0:
+        raise ValueError(f"overlap_sentences must be >= 0, got {overlap_sentences}")
     title = doc.title or doc.doc_id
     chunks: list[Chunk] = []
     ordinals: dict[tuple[str, ...], int] = {}
     for section in parse_sections(doc.text, title):
         header = make_header(title, section.path, max_tokens // 2, count_tokens)
-        budget = max_tokens - count_tokens(header) - 2
-        pieces: list[Piece] = []
-        for block in section.blocks:
-            n = count_tokens(block.text)
-            if n <= budget:
-                pieces.append((block.text, n, block.kind))
-            else:
-                pieces.extend(
-                    (p, count_tokens(p), block.kind)
-                    for p in split_text(block, budget, count_tokens)
+        fitted = _bodies(section, header, max_tokens, count_tokens)
+        bodies = [body for body, _ in fitted]
+        if overlap_sentences:
+            for i in range(1, len(fitted)):
+                overlap = _overlap(
+                    fitted[i - 1], bodies[i], overlap_sentences, header, max_tokens, count_tokens
                 )
-        bodies = [
-            fitted
-            for group in _pack(pieces, budget)
-            for fitted in _fit(group, header, max_tokens, count_tokens)
-        ]
+                if overlap:
+                    bodies[i] = f"{overlap}\n\n{bodies[i]}"
         for body in bodies:
             ordinal = ordinals.get(section.path, 0)
             ordinals[section.path] = ordinal + 1

@@ -3,7 +3,7 @@
 For each document, in order:
 
 1. Document level: if state.db holds the same content hash (text, title,
-   version, url, metadata, chunk size, chunker version, embedder, tenant), no
+   version, url, metadata, chunk size, overlap, chunker version, embedder, tenant), no
    journal row is left for it, and the index still holds all its chunk ids,
    it is unchanged and not even chunked.
 2. Chunk level: otherwise it is chunked, and `reconcile.plan` compares the new
@@ -61,8 +61,15 @@ BATCHES_PER_WRITE = 8
 transaction, small enough that a crash redoes little (256 chunks with MiniLM)."""
 
 
-def document_hash(doc: Document, *, chunk_tokens: int, embedder: str, tenant: str) -> str:
-    """Everything that changes a document's chunks or their vectors."""
+def document_hash(
+    doc: Document, *, chunk_tokens: int, embedder: str, tenant: str, overlap_sentences: int = 0
+) -> str:
+    """Everything that changes a document's chunks or their vectors.
+
+    The overlap takes part only when non-zero, so the hashes of documents ingested
+    before it existed are unchanged and nothing is re-chunked for it.
+    """
+    overlap = (f"overlap_sentences={overlap_sentences}",) if overlap_sentences else ()
     return content_hash(
         doc.text,
         doc.title,
@@ -75,6 +82,7 @@ def document_hash(doc: Document, *, chunk_tokens: int, embedder: str, tenant: st
         CHUNKER_VERSION,
         embedder,
         tenant,
+        *overlap,
     )
 
 
@@ -121,12 +129,14 @@ class _Run:
         write_batch: int,
         progress: Progress | None,
         total: int,
+        overlap_sentences: int = 0,
     ) -> None:
         self.index = index
         self.embedder = embedder
         self.journal = journal
         self.run_id = run_id
         self.chunk_tokens = chunk_tokens
+        self.overlap_sentences = overlap_sentences
         self.tenant = tenant
         self.write_batch = write_batch
         self.progress = progress
@@ -152,7 +162,11 @@ class _Run:
     ) -> None:
         key = doc_key(doc.doc_id, self.tenant)
         doc_hash = document_hash(
-            doc, chunk_tokens=self.chunk_tokens, embedder=self.embedder.name, tenant=self.tenant
+            doc,
+            chunk_tokens=self.chunk_tokens,
+            embedder=self.embedder.name,
+            tenant=self.tenant,
+            overlap_sentences=self.overlap_sentences,
         )
         if doc.metadata.get("encoding_errors"):
             self.counts.warnings.append(
@@ -176,6 +190,7 @@ class _Run:
                 count_tokens=self.embedder.count_tokens,
                 tenant=self.tenant,
                 embedder_name=self.embedder.name,
+                overlap_sentences=self.overlap_sentences,
             )
         except Exception as exc:  # a chunker bug must not stop the run
             log.exception("cannot chunk %s", doc.doc_id)
@@ -392,6 +407,7 @@ def ingest(
     embedder: Embedder,
     state: StateDB,
     chunk_tokens: int,
+    overlap_sentences: int = 0,
     tenant: str = "",
     sync: bool = False,
     progress: Progress | None = None,
@@ -406,7 +422,9 @@ def ingest(
         >>> report.chunks_embedded  # 0 on a rerun of unchanged content   # doctest: +SKIP
 
     `chunk_tokens` must fit the embedder's window (`embedder.max_tokens` minus
-    its special tokens); see `chunking.default_chunk_tokens`. `progress` is
+    its special tokens); see `chunking.default_chunk_tokens`. `overlap_sentences`
+    repeats that many sentences of a chunk at the start of the next one of its
+    section (`chunking.chunk_document`); changing it re-chunks every document. `progress` is
     called with (documents done, documents total, document id).
     `write_batch` (default 8 x `embedder.batch_size`) is the number of chunks
     embedded and written per index transaction.
@@ -420,6 +438,11 @@ def ingest(
             f"chunk_tokens={chunk_tokens} does not fit embedder {embedder.name!r}: it must be "
             f"between 16 and {window} (the model window of {embedder.max_tokens} tokens minus "
             f"{SPECIAL_TOKENS} special tokens); set chunking.max_tokens lower or leave it unset"
+        )
+    if overlap_sentences < 0:
+        raise ConfigError(
+            f"overlap_sentences={overlap_sentences} is negative; set chunking.overlap_sentences "
+            "to 0 (no overlap) or more"
         )
     batch = write_batch or max(embedder.batch_size * BATCHES_PER_WRITE, 1)
     journal = Journal(state)
@@ -436,6 +459,7 @@ def ingest(
             journal=journal,
             run_id=run_id,
             chunk_tokens=chunk_tokens,
+            overlap_sentences=overlap_sentences,
             tenant=tenant,
             write_batch=batch,
             progress=progress,
