@@ -58,6 +58,8 @@ class ChunkingSettings(_Section):
     max_tokens: int | None = Field(default=None, ge=16, le=8192)
     """Chunk size in embedding-model tokens; None = chosen from retrieval.k (see chunking)."""
     overlap_sentences: int = Field(default=0, ge=0, le=5)
+    """Sentences of a chunk's end repeated at the start of the next chunk of the same section
+    (prose only, when they fit): a fact split across a boundary stays findable. 0: none."""
 
 
 class RetrievalSettings(_Section):
