@@ -22,6 +22,10 @@ MULTI_QUERY_RRF_K = 60
 and 20 by fitting on all three MTRAG domains (bench/results/resolver_cross_domain.md:
 mean follow-up nDCG@5 0.423 vs 0.420 / 0.422; govt and clapnq alone preferred 10-20,
 cloud preferred 60, and the fit-on-two rule picked 60 in two of three splits)."""
+MULTI_QUERY_QPP = 1.0
+"""Each phrasing's fusion weight is scaled by (its best cosine / the best phrasing's best
+cosine) ** this: a phrasing that finds nothing close counts less (query performance
+prediction from the dense scores, which are comparable across phrasings; 0: off)."""
 
 
 @dataclass(frozen=True)
@@ -113,13 +117,18 @@ class Retriever:
 
 
 def fuse_lists(lists: Sequence[list[Hit]], weights: Sequence[float], *, k: int) -> list[Hit]:
-    """Weighted reciprocal-rank fusion of several ranked hit lists, cut to k.
+    """Weighted reciprocal-rank fusion of several ranked hit lists, cut to k; each weight
+    scaled by how close its list's best hit is (MULTI_QUERY_QPP).
 
     The fused hit keeps the best per-signal scores seen for the chunk, so the
     abstention threshold still reads a real cosine similarity.
     """
     scores: dict[str, float] = {}
     best: dict[str, Hit] = {}
+    tops = [max((h.dense for h in hits if h.dense is not None), default=0.0) for hits in lists]
+    if MULTI_QUERY_QPP > 0 and all(t > 0 for t in tops):  # BM25 alone: nothing to compare
+        ref = max(tops)
+        weights = [w * (t / ref) ** MULTI_QUERY_QPP for w, t in zip(weights, tops, strict=True)]
     for hits, weight in zip(lists, weights, strict=True):
         for rank, hit in enumerate(hits, start=1):
             cid = hit.chunk.id
