@@ -49,11 +49,12 @@ def render_markdown(report: dict[str, Any], details: dict[str, Any], *, chart: s
         "referent or ellipsis left in it: an annotator who left \"does he have an infinity "
         "gem\" as typed did not judge the turn a topic switch).",
         "",
-        "Resolver strategies (concat, embedded, llm) run as a tellmemore turn runs them: the "
-        "gate decides whether to resolve; the resolved query, the message as typed (when they "
-        "differ) and, on follow-ups, a lower-weight history phrasing (the message + the "
-        "user's last and first turns; not shown, not counted in binding) are searched and "
-        "fused by weighted reciprocal rank; a resolution that asks "
+        "Resolver strategies (concat, embedded, llm) run as a tellmemore turn runs them: "
+        "typos are fixed against the index vocabulary, the gate decides whether to resolve; "
+        "the resolved query, the message as typed (when they differ) and, on follow-ups, a "
+        "lower-weight history phrasing (the message + the user's last and first turns; not "
+        "shown, not counted in binding) are searched and fused by weighted reciprocal rank, "
+        "each weight scaled by how close its best hit is; a resolution that asks "
         "the user back retrieves nothing and scores 0. `raw` is the message alone; `oracle` "
         "(the human rewrite) and `all_user` (every user turn glued to the message) are "
         "single-phrasing references. The gating table compares each resolver with the gate "
