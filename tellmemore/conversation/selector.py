@@ -20,7 +20,7 @@ import json
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -30,6 +30,7 @@ from tellmemore.conversation.binding import Phrase, Salience, exchange_ages, phr
 from tellmemore.conversation.gate import GateResult, names_in
 from tellmemore.conversation.referents import find_ellipsis, find_referents
 from tellmemore.conversation.text import content_words, stem
+from tellmemore.types import Turn
 
 FEATURES: tuple[str, ...] = (
     "idf_max",
@@ -74,6 +75,17 @@ class Scored:
     phrase: Phrase
     features: tuple[float, ...]
     probability: float = 0.0
+
+
+@dataclass
+class _Mentions:
+    """Where one phrase (by its stems) occurs in the history read."""
+
+    phrase: Phrase
+    turns: set[int] = field(default_factory=set)
+    count: int = 0
+    opening: bool = False
+    """Said in the opening sentences of the last answer."""
 
 
 @dataclass(frozen=True)
@@ -139,12 +151,12 @@ def default_model() -> SelectorModel | None:
 
 def candidates(
     message: str,
-    history: Sequence[Any],
+    history: Sequence[Turn],
     salience: Salience,
     verdict: GateResult,
 ) -> list[Scored]:
     """Every phrase of the user's turns and the last answers that the message lacks, with
-    its features (unscored). `history` holds Turns with `role` and `content`."""
+    its features (unscored)."""
     users = [i for i, t in enumerate(history) if t.role == "user"]
     if not users:
         return []
@@ -160,31 +172,25 @@ def candidates(
     ages = exchange_ages(history)
 
     msg = _message_features(message, history, salience, verdict, own, turn_stems, last_user)
-    pool: dict[tuple[str, ...], dict[str, Any]] = {}
+    pool: dict[tuple[str, ...], _Mentions] = {}
     for i, text in texts.items():
-        role = history[i].role
-        opening = set()
+        opening: set[tuple[str, ...]] = set()
         if i == last_answer:
             opening = {p.stems for p in phrases(" ".join(sentences(text)[:_OPENING_SENTENCES]))}
         for p in phrases(text):
-            new = [s for s in p.stems if s not in own]
-            if not new:
+            if all(s in own for s in p.stems):
                 continue
-            entry = pool.setdefault(
-                p.stems,
-                {"phrase": p, "turns": set(), "roles": set(), "mentions": 0, "opening": False},
-            )
-            if role == "user" and entry["phrase"].text.islower() and not p.text.islower():
-                entry["phrase"] = p
-            entry["turns"].add(i)
-            entry["roles"].add(role)
-            entry["mentions"] += 1
-            entry["opening"] |= p.stems in opening
+            entry = pool.setdefault(p.stems, _Mentions(p))
+            if history[i].role == "user" and entry.phrase.text.islower() and not p.text.islower():
+                entry.phrase = p  # the user's own casing of a name reads best
+            entry.turns.add(i)
+            entry.count += 1
+            entry.opening |= p.stems in opening
     out = []
     for stems_key, e in pool.items():
-        p: Phrase = e["phrase"]
+        p = e.phrase
+        turns = e.turns
         ws = [salience.weight(s) for s in stems_key]
-        turns: set[int] = e["turns"]
         new = [s for s in stems_key if s not in own]
         user_turns = [i for i in turns if history[i].role == "user"]
         answer_turns = [i for i in turns if history[i].role == "assistant"]
@@ -202,10 +208,10 @@ def candidates(
             "in_first_user": float(first_user in turns),
             "user_share": len(user_turns) / len(users),
             "in_last_answer": float(last_answer in turns),
-            "in_answer_opening": float(e["opening"]),
+            "in_answer_opening": float(e.opening),
             "answer_share": len(answer_turns) / max(len(answers), 1),
             "recency": recency,
-            "mentions": math.log1p(e["mentions"]),
+            "mentions": math.log1p(e.count),
             "capitalized": float(p.capitalized),
             "persistence": persistence,
             **msg,
@@ -238,7 +244,7 @@ def select(scored: Sequence[Scored], model: SelectorModel) -> list[Scored]:
 
 def _message_features(
     message: str,
-    history: Sequence[Any],
+    history: Sequence[Turn],
     salience: Salience,
     verdict: GateResult,
     own: set[str],
