@@ -35,10 +35,9 @@ from tellmemore.eval.cache import QueryVectors  # noqa: E402
 from tellmemore.eval.corpus import ensure_index  # noqa: E402
 from tellmemore.eval.datasets import load_dataset  # noqa: E402
 from tellmemore.eval.measures import score_turns  # noqa: E402
-from tellmemore.eval.planning import resolve_turn  # noqa: E402
+from tellmemore.eval.planning import plan_turns  # noqa: E402
 from tellmemore.eval.strategies import build_strategies  # noqa: E402
 from tellmemore.index.embedders import load_embedder  # noqa: E402
-from tellmemore.types import Resolution  # noqa: E402
 
 DATA = Path(os.environ.get("TELLMEMORE_BENCH_DATA", "/work/shared/bench/mtrag"))
 DOMAINS = ("clapnq", "cloud", "govt")
@@ -80,12 +79,9 @@ def run_domain(name: str, points: list[dict[str, object]], cache: Path) -> dict[
     (embedded,), _ = build_strategies(["embedded"])
     turns = [t for t in ds.turns if t.followup]
     gold = {t.task_id: list(t.gold) for t in turns}
-    resolutions: dict[str, Resolution] = {}
-    for t in turns:  # what the eval's plan does: the gate, then the resolver
-        if gate(t.message, t.history, ctx.term_stats).needs_resolution:
-            resolutions[t.task_id] = resolve_turn(embedded, t, ctx, _Null())[0]  # type: ignore[arg-type]
-        else:
-            resolutions[t.task_id] = Resolution(query=t.message, resolver="none")
+    # the eval's own plan (typo fixes, the gate, then the resolver), so the two never drift
+    plans = plan_turns(name, turns, [embedded], ctx, gate, _Null(), None)  # type: ignore[arg-type]
+    resolutions = {p.turn.task_id: p.resolution for p in plans if p.variant == "default"}
 
     def ndcg(make: object) -> float:
         ranked = {}
