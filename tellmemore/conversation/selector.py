@@ -66,6 +66,8 @@ FEATURES: tuple[str, ...] = (
 _ASSISTANT_TURNS = 2
 """Answers read for candidates: the last two (older ones rarely hold what is carried)."""
 _OPENING_SENTENCES = 3
+_ANSWER_SENTENCES = 5
+"""Sentences of each answer read for candidates."""
 
 
 @dataclass(frozen=True)
@@ -163,7 +165,9 @@ def candidates(
     answers = [i for i, t in enumerate(history) if t.role == "assistant"][-_ASSISTANT_TURNS:]
     last_user, first_user = users[-1], users[0]
     last_answer = answers[-1] if answers else -1
-    texts = {i: history[i].content for i in (*users, *answers)}
+    texts = {i: history[i].content for i in users}
+    for i in answers:  # an answer's subject is in its opening; the rest costs look-ups
+        texts[i] = " ".join(sentences(history[i].content)[:_ANSWER_SENTENCES])
     salience.prime([message, *texts.values()])
 
     own = {stem(w) for w in content_words(message)}
