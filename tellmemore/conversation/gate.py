@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience, TermStatsLookup
 from tellmemore.conversation.compose import parse_clarification
+from tellmemore.conversation.definites import find_definite
 from tellmemore.conversation.referents import find_ellipsis, find_referents
 from tellmemore.conversation.text import (
     COMMON_VERBS,
@@ -70,6 +71,9 @@ def gate(
         return GateResult(True, "too little signal")
     if len(content) <= C.FRAGMENT_WORDS and _is_fragment(message):
         return GateResult(True, "keyword fragment")
+    definite = find_definite(message, history)
+    if definite is not None:  # "how can I make the projector?" after a pinhole projector
+        return GateResult(True, f"definite: {definite.text.lower()!r}")
     return GateResult(False, "self-contained")
 
 

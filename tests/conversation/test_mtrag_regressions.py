@@ -98,3 +98,47 @@ def test_a_one_whose_modifier_names_an_item_still_binds_it() -> None:
         ResolveContext(term_stats=corpus_stats()),
     )
     assert "monthly pass" in res.query.lower()
+
+
+PINHOLE = [
+    U("Can I watch a solar eclipse through a pinhole projector?"),
+    A("Yes: a pinhole projector is a safe way to watch it."),
+]
+
+
+def test_a_bare_definite_naming_a_longer_user_phrase_is_resolved() -> None:
+    from tellmemore.conversation.gate import gate
+
+    message = "how can I make the projector?"
+    assert gate(message, PINHOLE).reason == "definite: 'the projector'"
+    res = EmbeddedResolver().resolve(message, PINHOLE, ResolveContext(term_stats=corpus_stats()))
+    assert res.query == "how can I make the pinhole projector?"
+    assert res.bindings == {"the projector": "pinhole projector"}
+
+
+def test_a_possessive_definite_keeps_its_mark() -> None:
+    history = [U("Tell me about the New England Patriots"), A("They play in Foxborough.")]
+    res = EmbeddedResolver().resolve(
+        "Who is the Patriot's coach?", history, ResolveContext(term_stats=corpus_stats())
+    )
+    assert res.query == "Who is the New England Patriots' coach?"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "how can I make the query API faster?",  # "query" modifies API: not the head
+        "where can I buy the batteries?",  # no longer phrase ends in "batteries"
+    ],
+)
+def test_other_definites_stay_self_contained(message: str) -> None:
+    from tellmemore.conversation.definites import find_definite
+
+    assert find_definite(message, PINHOLE) is None
+
+
+def test_only_the_users_turns_are_read_for_definites() -> None:
+    from tellmemore.conversation.definites import find_definite
+
+    history = [U("How do eclipses work?"), A("The pinhole projector shows the sun's disc.")]
+    assert find_definite("how can I make the projector?", history) is None

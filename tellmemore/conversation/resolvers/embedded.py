@@ -44,6 +44,7 @@ from tellmemore.conversation.compose import (
     splice_modifier,
     substitute_subject,
 )
+from tellmemore.conversation.definites import find_definite, spliced
 from tellmemore.conversation.gate import gate
 from tellmemore.conversation.lists import list_items
 from tellmemore.conversation.referents import (
@@ -140,6 +141,12 @@ class _Run:
             verdict = gate(message, history, salience=self.salience)
             if not verdict.needs_resolution:
                 return Resolution(query=message)  # its own subject: carry nothing
+            definite = find_definite(message, history)
+            if verdict.reason.startswith("definite") and definite is not None:
+                text = self._surface(definite.antecedent)
+                return Resolution(
+                    query=spliced(message, definite, text), bindings={definite.text: text}
+                )
         cands = collect_candidates(
             history, self.salience, window=self.context.window, summary=self.context.summary
         )
