@@ -39,8 +39,8 @@ def find_definite(message: str, history: Sequence[Turn]) -> Definite | None:
     users = [t.content for t in history if t.role == "user"][-USER_TURNS:]
     if not users:
         return None
-    own = {stem(w) for w in content_words(message)}
     toks = tokenize(message)
+    heads: list[tuple[re.Match[str], str]] = []
     for m in _THE.finditer(message):
         word = m.group(1)
         low = norm(word)
@@ -50,11 +50,20 @@ def find_definite(message: str, history: Sequence[Turn]) -> Definite | None:
         after = next((t for t in toks if t.start >= m.end()), None)
         if after is not None and not possessive and norm(after.text) not in FUNCTION_WORDS:
             continue  # "the query API": the word is a modifier, not the head
-        head = stem(low)
-        for text in reversed(users):
-            for p in phrases(text):
-                if len(p.stems) >= 2 and p.stems[-1] == head and not set(p.stems) <= own:
-                    return Definite(m.group(0), word, m.start(1), p)
+        heads.append((m, stem(low)))
+    if not heads:
+        return None  # the common case: no phrase of the history needs reading
+    own = {stem(w) for w in content_words(message)}
+    longer = [
+        p
+        for text in reversed(users)
+        for p in phrases(text)
+        if len(p.stems) >= 2 and not set(p.stems) <= own
+    ]
+    for m, head in heads:
+        for p in longer:
+            if p.stems[-1] == head:
+                return Definite(m.group(0), m.group(1), m.start(1), p)
     return None
 
 
