@@ -63,6 +63,8 @@ FEATURES: tuple[str, ...] = (
 )
 """Feature names, in the order of the weight vector."""
 
+_USER_TURNS = 4
+"""The user's latest turns read (and the first one, the conversation's subject)."""
 _ASSISTANT_TURNS = 2
 """Answers read for candidates: the last two (older ones rarely hold what is carried)."""
 _OPENING_SENTENCES = 3
@@ -157,11 +159,12 @@ def candidates(
     salience: Salience,
     verdict: GateResult,
 ) -> list[Scored]:
-    """Every phrase of the user's turns and the last answers that the message lacks, with
-    its features (unscored)."""
+    """Every phrase of the user's first and latest turns and of the last answers that the
+    message lacks, with its features (unscored)."""
     users = [i for i, t in enumerate(history) if t.role == "user"]
     if not users:
         return []
+    users = sorted({users[0], *users[-_USER_TURNS:]})  # a long session costs no more
     answers = [i for i, t in enumerate(history) if t.role == "assistant"][-_ASSISTANT_TURNS:]
     last_user, first_user = users[-1], users[0]
     last_answer = answers[-1] if answers else -1

@@ -171,3 +171,18 @@ def test_training_measures_binding_as_the_eval_does() -> None:
     assert got["over_binding"] == pytest.approx(0.5)
     assert got["probe_over_binding"] == pytest.approx(1.0)
     assert got["probes"] == 1
+
+
+def test_only_the_first_and_latest_user_turns_offer_candidates() -> None:
+    """A long session costs no more than a short one: turns in between are not read."""
+    history = []
+    for i in range(12):
+        history += [U(f"what about the district{i} station?"), A("It opens at 7.")]
+    salience = Salience(corpus_stats())
+    scored = candidates("weekends?", history, salience, gate("weekends?", history))
+    read = {
+        s.phrase.text.split()[0].removeprefix("district")
+        for s in scored
+        if "district" in s.phrase.text
+    }
+    assert read == {"0", "8", "9", "10", "11"}
