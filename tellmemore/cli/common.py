@@ -34,6 +34,28 @@ def open_assistant(project: Path | None):  # type: ignore[no-untyped-def]
     return Assistant(settings)
 
 
+def progress_bar(*, console: Console = err_console, **options: Any) -> Any:
+    """The progress bar every long command draws: label, bar, done/total, elapsed, left."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        **options,
+    )
+
+
 def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
     sys.stdout.flush()

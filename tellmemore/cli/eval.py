@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tellmemore.cli.common import JsonOpt, console, err_console, print_json
+from tellmemore.cli.common import JsonOpt, console, print_json, progress_bar
 
 app = typer.Typer()
 
@@ -162,23 +162,7 @@ class _Bars:
     """One rich progress bar per stage label, drawn on stderr."""
 
     def __enter__(self) -> _Bars:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self._progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=err_console,
-        )
+        self._progress = progress_bar()
         self._tasks: dict[str, Any] = {}
         self._progress.__enter__()
         return self

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from tellmemore.cli.common import JsonOpt, ProjectOpt, console, err_console, print_json
+from tellmemore.cli.common import JsonOpt, ProjectOpt, console, print_json, progress_bar
 
 ToOpt = Annotated[
     str,
@@ -43,15 +43,6 @@ def copy_command(
     json_out: JsonOpt = False,
 ) -> None:
     """Copy the index (chunks and vectors, no re-embedding) to another engine; resumable."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
     from tellmemore.config import Settings
     from tellmemore.index.copy import copy_index, describe, open_source, open_target
 
@@ -60,15 +51,8 @@ def copy_command(
     try:
         target = open_target(settings, to, source)
         try:
-            columns = (
-                TextColumn("copying"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
-            )
-            with Progress(*columns, console=err_console, disable=json_out) as bar:
-                task = bar.add_task("copy", total=None)
+            with progress_bar(disable=json_out) as bar:
+                task = bar.add_task("copying", total=None)
 
                 def progress(done: int, total: int) -> None:
                     bar.update(task, completed=done, total=total)

@@ -6,10 +6,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from tellmemore.cli.common import JsonOpt, ProjectOpt, console, open_assistant, print_json
+from tellmemore.cli.common import (
+    JsonOpt,
+    ProjectOpt,
+    console,
+    open_assistant,
+    print_json,
+    progress_bar,
+)
 
 
 def ingest_command(
@@ -29,14 +35,7 @@ def ingest_command(
             report = assistant.ingest(paths, tenant=tenant, sync=sync)
             print_json(report.to_dict())
             return
-        with Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-        ) as bar:
+        with progress_bar(console=console, transient=True) as bar:
             task = bar.add_task("Ingesting", total=None)
 
             def progress(done: int, total: int, label: str) -> None:
