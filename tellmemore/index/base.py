@@ -131,3 +131,17 @@ def prepare_upsert(
         latest[chunk.id] = i
     order = list(latest.values())
     return [chunks[i] for i in order], matrix[order]
+
+
+def query_vector(vector: Vector | None, mode: SearchMode, dimension: int) -> Vector:
+    """A search request's vector as unit-length float32, checked against the index
+    (shared by every engine, so they refuse the same bad input the same way)."""
+    from tellmemore.errors import InputError
+
+    if vector is None:
+        raise InputError(f"{mode.value} search needs a query vector; got None")
+    q = np.asarray(vector, dtype=np.float32).reshape(-1)
+    if q.shape[0] != dimension:
+        raise InputError(f"query vector has dimension {q.shape[0]}, the index holds {dimension}")
+    norm = float(np.linalg.norm(q))
+    return q / np.float32(norm) if norm > 0 else q

@@ -36,7 +36,7 @@ import numpy as np
 from tellmemore.config import Settings
 from tellmemore.errors import ConfigError, IndexError_, InputError
 from tellmemore.index import fusion
-from tellmemore.index.base import SearchRequest, Vector, prepare_upsert
+from tellmemore.index.base import SearchRequest, Vector, prepare_upsert, query_vector
 from tellmemore.index.lexical import query_terms, searchable_text
 from tellmemore.index.milvus_location import (
     MilvusLocation,
@@ -380,7 +380,7 @@ class MilvusIndex:
         if mode is SearchMode.BM25:
             bm25 = self._bm25(lexical, expr, k)
             return _hits(bm25, k, bm25=_scores(bm25))
-        vector = self._query_vector(request.vector, mode)
+        vector = query_vector(request.vector, mode, self.dimension)
         if mode is SearchMode.DENSE:
             dense = self._dense(vector, expr, k)
             return _hits(dense, k, dense=_scores(dense))
@@ -418,17 +418,6 @@ class MilvusIndex:
                 t for i, t in enumerate(tokens) if i in rarest or df[i] <= MAX_DF_FRACTION * n
             ]
         return " ".join(dict.fromkeys(s for t in tokens for s in t))
-
-    def _query_vector(self, vector: Vector | None, mode: SearchMode) -> Vector:
-        if vector is None:
-            raise InputError(f"{mode.value} search needs a query vector; got None")
-        q = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if q.shape[0] != self.dimension:
-            raise InputError(
-                f"query vector has dimension {q.shape[0]}, the index holds {self.dimension}"
-            )
-        norm = float(np.linalg.norm(q))
-        return q / np.float32(norm) if norm > 0 else q
 
     def _dense_params(self, limit: int) -> dict[str, Any]:
         return {"metric_type": "COSINE", "params": {"ef": max(self.ef, limit)}}

@@ -42,7 +42,7 @@ import numpy.typing as npt
 
 from tellmemore.errors import IndexError_, InputError
 from tellmemore.index import fusion
-from tellmemore.index.base import SearchRequest, Vector, prepare_upsert
+from tellmemore.index.base import SearchRequest, Vector, prepare_upsert, query_vector
 from tellmemore.index.dense import DenseMatrix, default_threads
 from tellmemore.index.hnsw import SAVE_AFTER_FRACTION, Graph
 from tellmemore.index.lexical import (
@@ -485,7 +485,7 @@ class SQLiteIndex:
             with self._lock:
                 bm25 = self._bm25(request.text, request.filter, request.k)
                 return self._hits(bm25, bm25=dict(bm25))
-        vector = self._query_vector(request.vector, mode)
+        vector = query_vector(request.vector, mode, self.dimension)
         if mode is SearchMode.HYBRID and request.fusion not in ("convex", "rrf"):
             raise InputError(f"unknown fusion {request.fusion!r}; valid: convex, rrf")
         with self._lock:
@@ -503,17 +503,6 @@ class SQLiteIndex:
             else:
                 fused = fusion.convex(bm25, dense, request.bm25_weight)
             return self._hits(fused[: request.k], bm25=dict(bm25), dense=dict(dense))
-
-    def _query_vector(self, vector: Vector | None, mode: SearchMode) -> Vector:
-        if vector is None:
-            raise InputError(f"{mode.value} search needs a query vector; got None")
-        q = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if q.shape[0] != self.dimension:
-            raise InputError(
-                f"query vector has dimension {q.shape[0]}, the index holds {self.dimension}"
-            )
-        norm = float(np.linalg.norm(q))
-        return q / np.float32(norm) if norm > 0 else q
 
     def _bm25(self, text: str, flt: SearchFilter, limit: int) -> list[tuple[int, float]]:
         if flt.doc_ids is not None and not flt.doc_ids:
