@@ -45,7 +45,7 @@ from tellmemore.conversation.compose import (
     substitute_subject,
 )
 from tellmemore.conversation.definites import find_definite, spliced
-from tellmemore.conversation.gate import gate
+from tellmemore.conversation.gate import GateResult, gate
 from tellmemore.conversation.lists import list_items
 from tellmemore.conversation.referents import (
     Ellipsis,
@@ -137,12 +137,15 @@ class _Run:
         self.salience.prime([message, self.context.summary, *self._read_texts()])
         refs = find_referents(message)
         ellipsis = find_ellipsis(message)
+        verdict: GateResult | None = None
         if not refs and ellipsis is None and prefer is None:
             verdict = gate(message, history, salience=self.salience)
             if not verdict.needs_resolution:
                 return Resolution(query=message)  # its own subject: carry nothing
-            definite = find_definite(message, history)
-            if verdict.reason.startswith("definite") and definite is not None:
+            definite = (
+                find_definite(message, history) if verdict.reason.startswith("definite") else None
+            )
+            if definite is not None:
                 text = self._surface(definite.antecedent)
                 return Resolution(
                     query=spliced(message, definite, text), bindings={definite.text: text}
@@ -160,7 +163,7 @@ class _Run:
             return self._bind(message, refs, ellipsis, cands, items, list_turn, prefer, depth)
         if ellipsis is not None:
             return self._ellipsis(message, ellipsis, cands, depth)
-        return self._carry(message, cands, key="topic")
+        return self._carry(message, cands, key="topic", verdict=verdict)
 
     # --- referents --------------------------------------------------------------------
 
@@ -427,12 +430,19 @@ class _Run:
         res = sub.resolve(prev, depth=depth + 1)
         return prev, (prev if res.ambiguous else res.query)
 
-    def _carry(self, message: str, cands: list[Candidate], *, key: str) -> Resolution:
+    def _carry(
+        self,
+        message: str,
+        cands: list[Candidate],
+        *,
+        key: str,
+        verdict: GateResult | None = None,
+    ) -> Resolution:
         """Too little signal: append the salient phrases of the user's recent and first
         turns (design.md: phrases carry better than single high-IDF terms), unless the
         learned selector sees nothing in the history a person would carry (a new
         subject in few words: "Is privacy protected?")."""
-        if key == "topic" and self._selector_vetoes(message):
+        if key == "topic" and self._selector_vetoes(message, verdict):
             return Resolution(query=message)
         user = [c for c in cands if c.role in ("user", "summary")]
         picked: list[Candidate] = []
@@ -454,12 +464,13 @@ class _Run:
         query = append_phrases(message, [(c.phrase, t) for c, t in zip(picked, texts, strict=True)])
         return Resolution(query=query, bindings={key: ", ".join(texts)})
 
-    def _selector_vetoes(self, message: str) -> bool:
+    def _selector_vetoes(self, message: str, verdict: GateResult | None) -> bool:
         """The selector's best history phrase is below C.SELECTOR_VETO: carry nothing."""
         model = default_model()
         if model is None or C.SELECTOR_VETO <= 0 or self.context.term_stats is None:
             return False  # trained on an index's IDF: without one its features mean little
-        verdict = gate(message, self.history, salience=self.salience)
+        if verdict is None:
+            verdict = gate(message, self.history, salience=self.salience)
         scored = selector_candidates(message, self.history, self.salience, verdict)
         best = max((model.probability(s.features) for s in scored), default=0.0)
         return best < C.SELECTOR_VETO
