@@ -444,3 +444,33 @@ def test_the_first_graph_is_built_in_the_background(tmp_path: Path) -> None:
         assert index._dense is not None and index._dense.matrix.uses_hnsw
         assert again[0] == "r42"
         assert list(tmp_path.glob("index.db.*.usearch"))
+
+
+def test_term_stats_from_the_background_vocabulary_match_point_lookups(tmp_path: Path) -> None:
+    emb = FakeEmbedder()
+    with SQLiteIndex(tmp_path / "index.db", dimension=64) as index:
+        _put(index, emb, [*_chunks("a", 4, "alpha runs weekly"), *_chunks("b", 2, "bravo running")])
+        words = ["alpha", "Running", "bravo", "weekly", "zulu", "alpha runs"]
+        first = index.term_stats(words)  # point look-ups; starts the vocabulary read
+        assert index.wait_for_vocabulary(timeout=30)
+        assert index._vocab[1], "the vocabulary was read"
+        index._exact_df = (-1, {})  # forget the per-generation cache: answer from the vocabulary
+        assert index.term_stats(words) == first
+        assert first.df == {
+            "alpha": 4, "Running": 6, "bravo": 2, "weekly": 4, "zulu": 0, "alpha runs": 4,
+        }  # fmt: skip
+
+
+def test_a_write_makes_the_vocabulary_stale_and_counts_stay_exact(tmp_path: Path) -> None:
+    emb = FakeEmbedder()
+    with SQLiteIndex(tmp_path / "index.db", dimension=64) as index:
+        _put(index, emb, _chunks("a", 3, "alpha"))
+        index.term_stats(["alpha"])
+        assert index.wait_for_vocabulary(timeout=30)
+        assert index.term_stats(["alpha", "kilo"]).df == {"alpha": 3, "kilo": 0}
+        _put(index, emb, _chunks("k", 2, "kilo alpha"))
+        # The vocabulary read before the write is not used: the new counts are exact at once.
+        assert index.term_stats(["alpha", "kilo"]).df == {"alpha": 5, "kilo": 2}
+        assert index.wait_for_vocabulary(timeout=30)
+        index._exact_df = (-1, {})
+        assert index.term_stats(["alpha", "kilo"]).df == {"alpha": 5, "kilo": 2}
