@@ -86,10 +86,11 @@ TIME_HEADS = frozenset(
 PRONOUNS = {
     "it": ReferentKind.PRONOUN, "they": ReferentKind.PRONOUN, "them": ReferentKind.PRONOUN,
     "its": ReferentKind.POSSESSIVE, "their": ReferentKind.POSSESSIVE,
-    "itself": ReferentKind.PRONOUN, "themselves": ReferentKind.PRONOUN,
     "he": ReferentKind.PERSON, "she": ReferentKind.PERSON, "him": ReferentKind.PERSON,
     "his": ReferentKind.PERSON, "her": ReferentKind.PERSON, "hers": ReferentKind.PERSON,
 }  # fmt: skip
+"""No reflexives: "itself" is bound inside its own clause ("does it protect itself": the
+referent is "it") or emphatic after its own noun ("the Attorney General itself")."""
 DEMONSTRATIVES = frozenset({"that", "this", "these", "those"})
 _DO = frozenset({"do", "did", "doing", "done"})
 
@@ -97,10 +98,12 @@ _DUMMY_IT_NEXT = frozenset(
     """
         possible necessary true ok okay safe easy hard difficult better best worth
         likely important normal common usual illegal legal required recommended enough
-        raining
+        raining rains rained rain snowing snows snowed snow pouring freezing storming
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
-""""is it possible to ...": the dummy "it" points at nothing."""
+""""is it possible to ...", "if it rains": the dummy "it" points at nothing."""
+_RAISING = frozenset({"seems", "seemed", "appears", "appeared"})
+""""It seems NASA has ...": dummy unless "to" follows ("it seems to work": the thing)."""
 
 _PRONOUN_AFTER_DEMONSTRATIVE = frozenset(
     """
@@ -198,7 +201,9 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
     if w in ("it", "that", "this") and prev_low in _DO and (nxt is None or gap):
         return None  # "how can I do that?": the action, not a thing
     if w in PRONOUNS:
-        if w == "it" and (nxt in _DUMMY_IT_NEXT or _it_takes_to(toks, i)):
+        if w == "it" and (
+            nxt in _DUMMY_IT_NEXT or _it_takes_to(toks, i) or (nxt in _RAISING and nxt2 != "to")
+        ):
             return None
         if w == "her" and nxt and nxt not in _NOT_A_HEAD and not gap:
             return _span(message, toks, i, i, ReferentKind.PERSON)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tellmemore.conversation.binding import Salience
+from tellmemore.conversation.binding import Salience, phrases
 from tellmemore.conversation.compose import substitute_subject
 from tellmemore.conversation.referents import find_referents
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
@@ -142,3 +142,48 @@ def test_only_the_users_turns_are_read_for_definites() -> None:
 
     history = [U("How do eclipses work?"), A("The pinhole projector shows the sun's disc.")]
     assert find_definite("how can I make the projector?", history) is None
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "should I cover the bins just in case it rains?",
+        "does it snow in the mountains in April?",
+        "It seems the city has invested a lot. How does that money help residents?",
+        "It appears the office moved. Where is the new address?",
+    ],
+)
+def test_a_dummy_it_is_no_referent(message: str) -> None:
+    assert not [r for r in find_referents(message) if r.text.lower() == "it"]
+
+
+def test_it_seems_to_still_points_back() -> None:
+    assert [r.text for r in find_referents("it seems to crash at startup")] == ["it"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "tell me more about the Office of the State Attorney General itself",
+        "can the members protect themselves?",
+    ],
+)
+def test_a_reflexive_is_no_referent(message: str) -> None:
+    assert not [r for r in find_referents(message) if r.text.lower().endswith("self")]
+    assert not [r for r in find_referents(message) if r.text.lower().endswith("selves")]
+
+
+def test_does_it_protect_itself_binds_the_subject_once() -> None:
+    history = [U("What is the new firewall?"), A("The new firewall filters traffic.")]
+    res = EmbeddedResolver().resolve(
+        "does it protect itself?", history, ResolveContext(term_stats=corpus_stats())
+    )
+    assert list(res.bindings) == ["it"]
+    assert res.query.lower().count("firewall") == 1
+
+
+@pytest.mark.parametrize("opening", ["Apart", "Besides", "Aside"])
+def test_a_sentence_opening_adverb_is_no_antecedent(opening: str) -> None:
+    found = [p.text for p in phrases(f"{opening} from gravity, what holds the galaxy together?")]
+    assert opening not in found
+    assert "gravity" in found
