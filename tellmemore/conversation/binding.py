@@ -11,6 +11,7 @@ All constants live in `tellmemore.conversation.constants`.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -28,6 +29,7 @@ from tellmemore.conversation.text import (
     norm,
     stem,
     tokenize,
+    words,
 )
 from tellmemore.types import TermStats, Turn
 
@@ -109,7 +111,7 @@ class Salience:
     """Words the index has never seen: no help to the search, but a subject of their own."""
 
     def prime(self, texts: Iterable[str]) -> None:
-        vocab = {norm(t.text) for text in texts for t in tokenize(text)}
+        vocab = {w for text in texts for w in words(text)}
         vocab -= FUNCTION_WORDS
         vocab -= self._weights.keys()
         if not vocab:
@@ -143,6 +145,7 @@ class Salience:
 
     def phrase(self, stems_or_words: Sequence[str]) -> float:
         """Salience of a phrase: its most distinctive word, a little for the rest."""
+        self.prime(stems_or_words)  # one look-up for the words not seen yet
         ws = [self.weight(w) for w in stems_or_words]
         if not ws:
             return 0.0
@@ -169,7 +172,15 @@ def phrases(text: str) -> list[Phrase]:
     No tagger: runs break at function words, frequent verbs and punctuation; a lone
     word that reads as an adjective, a participle, a predicate ("is crucial") or a
     generic noun ("week", "things") is no antecedent.
+
+    Cached by text: every turn re-reads the same history turns (the selector alone
+    reads up to nine texts per turn), so each is parsed once per conversation.
     """
+    return list(_phrases(text))
+
+
+@functools.lru_cache(maxsize=C.PHRASE_CACHE_TEXTS)
+def _phrases(text: str) -> tuple[Phrase, ...]:
     toks = tokenize(text)
     out: list[Phrase] = []
     run: list[Token] = []
@@ -220,7 +231,7 @@ def phrases(text: str) -> list[Phrase]:
         else:
             last_prep, last_det = (low if low in _PREPS else None), False
     flush()
-    return out
+    return tuple(out)
 
 
 def _is_antecedent(run: list[Token], before: str, det: bool, initial: set[int]) -> bool:

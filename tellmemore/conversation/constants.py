@@ -26,6 +26,8 @@ NAMING_RUN = 3
 
 # --- candidates -----------------------------------------------------------------------
 MAX_PHRASE_WORDS = 5
+PHRASE_CACHE_TEXTS = 4096
+"""Texts whose phrases are kept (binding.phrases): a few hundred conversations' turns."""
 MAX_LABEL_WORDS = 6
 ASSISTANT_SENTENCES = 3
 """Only the opening sentences of the last answer offer antecedents (they restate the subject)."""

@@ -193,6 +193,7 @@ def candidates(
             entry.turns.add(i)
             entry.count += 1
             entry.opening |= p.stems in opening
+    salience.prime([s for stems_key in pool for s in stems_key])  # one look-up, not one each
     out = []
     for stems_key, e in pool.items():
         p = e.phrase

@@ -6,6 +6,7 @@ millisecond, so there is no tagger here, only word lists and regular expressions
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -108,7 +109,13 @@ def tokenize(text: str) -> list[Token]:
 
 def words(text: str) -> list[str]:
     """Lower-cased words of `text`, possessive "'s" removed."""
-    return [norm(t.text) for t in tokenize(text)]
+    return list(_words(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _words(text: str) -> tuple[str, ...]:
+    """Cached: every turn re-reads the same history turns for their words."""
+    return tuple(norm(t.text) for t in tokenize(text))
 
 
 def norm(word: str) -> str:

@@ -388,12 +388,12 @@ class SQLiteIndex:
         """
         originals = list(dict.fromkeys(terms))
         with self._lock:
-            n_chunks = self._cached_count()
+            generation = self._generation()
+            n_chunks = self._cached_count(generation)
             stems = self._stems(originals)
             # Exact counts are cached per index generation (any write starts a new one):
             # counting a common stem scans its whole posting list, and the resolver asks
             # for the same history terms turn after turn.
-            generation = self._generation()
             if self._exact_df[0] != generation:
                 self._exact_df = (generation, {})
             known = self._exact_df[1]
@@ -487,9 +487,10 @@ class SQLiteIndex:
             self._tok_conn = conn
         return self._tok_conn
 
-    def _cached_count(self) -> int:
+    def _cached_count(self, generation: int | None = None) -> int:
         """The chunk count at the current generation (COUNT(*) scans the table)."""
-        generation = self._generation()
+        if generation is None:
+            generation = self._generation()
         if self._count is None or self._count[0] != generation:
             self._count = (generation, self.count())
         return self._count[1]
