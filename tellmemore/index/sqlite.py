@@ -457,11 +457,7 @@ class SQLiteIndex:
 
     def wait_for_vocabulary(self, timeout: float | None = None) -> bool:
         """Block until a background vocabulary read finishes; True if none is running now."""
-        loader = self._vocab_loader
-        if loader is not None:
-            loader.join(timeout)
-            return not loader.is_alive()
-        return True
+        return _joined(self._vocab_loader, timeout)
 
     def _stems(self, terms: Sequence[str]) -> dict[str, tuple[str, ...]]:
         """Each term's tokens as FTS5 indexes them (porter unicode61), cached."""
@@ -669,11 +665,7 @@ class SQLiteIndex:
 
     def wait_for_graph(self, timeout: float | None = None) -> bool:
         """Block until a background graph build finishes; True if none is running now."""
-        builder = self._builder
-        if builder is not None:
-            builder.join(timeout)
-            return not builder.is_alive()
-        return True
+        return _joined(self._builder, timeout)
 
     def _save_graph(self, graph: Graph) -> None:
         try:
@@ -731,6 +723,14 @@ class SQLiteIndex:
 
     def __repr__(self) -> str:
         return f"SQLiteIndex({str(self.path)!r}, dimension={self.dimension})"
+
+
+def _joined(thread: threading.Thread | None, timeout: float | None) -> bool:
+    """Wait up to `timeout` for a helper thread; True when none is running any more."""
+    if thread is not None:
+        thread.join(timeout)
+        return not thread.is_alive()
+    return True
 
 
 def _filter_sql(flt: SearchFilter) -> tuple[str, list[Any]]:
