@@ -205,6 +205,26 @@ def measure(systems: dict[str, Calls], n: int, seed: int, warmup: int = 5) -> di
     return out
 
 
+def index_calls(index: Any, c: Corpus, k: int, candidates: int) -> Calls:
+    """The timed calls of one tellmemore index (SQLite or Milvus): every search mode, RRF,
+    a tenant filter, and a term_stats look-up of five query words."""
+
+    def call(**options: Any) -> Callable[[int], Any]:
+        def run(i: int) -> Any:
+            request = SearchRequest(
+                c.queries[i], c.query_vectors[i], k=k, candidates=candidates, **options
+            )
+            return index.search(request)
+
+        return run
+
+    calls: Calls = {mode.value: call(mode=mode) for mode in SearchMode}
+    calls["hybrid_rrf"] = call(fusion="rrf")
+    calls["hybrid_tenant_filter"] = call(filter=SearchFilter(tenant="a"))
+    calls["term_stats_5_terms"] = lambda i: index.term_stats(c.queries[i].split()[:5])
+    return calls
+
+
 def setup_sqlite(
     c: Corpus, work: Path, k: int, candidates: int, *, hnsw: bool
 ) -> tuple[dict[str, Any], Calls]:
@@ -229,19 +249,7 @@ def setup_sqlite(
     index.search(SearchRequest(c.queries[0], c.query_vectors[0], mode=SearchMode.DENSE))
     info["first_dense_search_s"] = round(time.perf_counter() - start, 2)
 
-    def call(**options: Any) -> Callable[[int], Any]:
-        def run(i: int) -> Any:
-            request = SearchRequest(
-                c.queries[i], c.query_vectors[i], k=k, candidates=candidates, **options
-            )
-            return index.search(request)
-
-        return run
-
-    calls: Calls = {mode.value: call(mode=mode) for mode in SearchMode}
-    calls["hybrid_rrf"] = call(fusion="rrf")
-    calls["hybrid_tenant_filter"] = call(filter=SearchFilter(tenant="a"))
-    calls["term_stats_5_terms"] = lambda i: index.term_stats(c.queries[i].split()[:5])
+    calls = index_calls(index, c, k, candidates)
     if hnsw:
         info["hnsw"] = hnsw_info(c, path, k)
         graph_index = SQLiteIndex(path, dimension=DIM, hnsw_threshold=0, background_build=False)
@@ -400,19 +408,7 @@ def setup_milvus_lite(
         "versions": f"pymilvus {_version('pymilvus')}, milvus-lite {_version('milvus-lite')}",
     }
 
-    def call(**options: Any) -> Callable[[int], Any]:
-        def run(i: int) -> Any:
-            request = SearchRequest(
-                c.queries[i], c.query_vectors[i], k=k, candidates=candidates, **options
-            )
-            return index.search(request)
-
-        return run
-
-    calls: Calls = {mode.value: call(mode=mode) for mode in SearchMode}
-    calls["hybrid_rrf"] = call(fusion="rrf")
-    calls["hybrid_tenant_filter"] = call(filter=SearchFilter(tenant="a"))
-    calls["term_stats_5_terms"] = lambda i: index.term_stats(c.queries[i].split()[:5])
+    calls = index_calls(index, c, k, candidates)
     return info, calls
 
 
@@ -426,81 +422,6 @@ _NON_WORD = re.compile(r"[^\w\s]+")
 
 def _plain(text: str) -> str:
     return " ".join(_NON_WORD.sub(" ", text).split())
-
-
-def bench_bm25s_numpy(c: Corpus, k: int, candidates: int, weight: float) -> dict[str, Any]:
-    import bm25s
-
-    start = time.perf_counter()
-    retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(c.texts, stopwords="en", show_progress=False),
-                    show_progress=False)  # fmt: skip
-    build_s = time.perf_counter() - start
-    dense = DenseMatrix(c.vectors)
-
-    def lexical(i: int, n: int) -> list[tuple[int, float]]:
-        tokens = bm25s.tokenize([c.queries[i]], stopwords="en", show_progress=False)
-        if not tokens.ids[0]:
-            return []
-        docs, scores = retriever.retrieve(tokens, k=min(n, len(c.texts)), show_progress=False,
-                                          n_threads=1)  # fmt: skip
-        return [(int(d), float(s)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
-
-    def semantic(i: int, n: int) -> list[tuple[int, float]]:
-        pos, scores = dense.search(c.query_vectors[i], n)
-        return list(zip(pos.tolist(), scores.tolist(), strict=True))
-
-    def hybrid(i: int) -> list[tuple[int, float]]:
-        return fusion.convex(lexical(i, candidates), semantic(i, candidates), weight)[:k]
-
-    nq = len(c.queries)
-    return {
-        "build_s": round(build_s, 1),
-        "bm25": _time(lambda i: lexical(i, k), nq),
-        "dense": _time(lambda i: semantic(i, k), nq),
-        "hybrid": _time(hybrid, nq),
-    }
-
-
-def bench_lancedb(c: Corpus, work: Path, k: int) -> dict[str, Any]:
-    import lancedb
-    import pyarrow as pa
-    from lancedb.index import FTS
-
-    start = time.perf_counter()
-    db = lancedb.connect(str(work / "lancedb"))
-    flat = pa.array(c.vectors.reshape(-1), type=pa.float32())
-    data = pa.table(
-        {
-            "id": c.ids,
-            "text": c.texts,
-            "tenant": c.tenants,
-            "vector": pa.FixedSizeListArray.from_arrays(flat, DIM),
-        }
-    )
-    table = db.create_table(c.name, data=data, mode="overwrite")
-    table.create_index("text", config=FTS())
-    build_s = time.perf_counter() - start
-    queries = [_plain(q) or "x" for q in c.queries]
-    nq = len(queries)
-
-    def hybrid(i: int) -> Any:
-        return (
-            table.search(query_type="hybrid")
-            .vector(c.query_vectors[i])
-            .text(queries[i])
-            .limit(k)
-            .to_arrow()
-        )
-
-    out = {
-        "build_s": round(build_s, 1),
-        "note": "no ANN index: flat vector search; native FTS index; hybrid = default RRF reranker",
-        "bm25": _time(lambda i: table.search(queries[i], query_type="fts").limit(k).to_arrow(), nq),
-        "dense": _time(lambda i: table.search(c.query_vectors[i]).limit(k).to_arrow(), nq),
-        "hybrid": _time(hybrid, nq),
-    }
-    return out
 
 
 def bench_query_encoding(queries: list[str]) -> dict[str, Any]:
