@@ -58,16 +58,6 @@ class Strategy:
     fuse_message: bool = False
     fingerprint: str | None = None
 
-    def queries(
-        self,
-        resolution: Resolution,
-        message: str,
-        history: Sequence[Turn] = (),
-        context: ResolveContext | None = None,
-    ) -> list[str]:
-        """The phrasings searched for this resolution (empty: nothing is retrieved)."""
-        return list(self.phrasings(resolution, message, history, context).queries)
-
     def phrasings(
         self,
         resolution: Resolution,
@@ -75,8 +65,9 @@ class Strategy:
         history: Sequence[Turn] = (),
         context: ResolveContext | None = None,
     ) -> Phrasings:
-        """The phrasings and their fusion weights; resolver strategies search what a turn
-        searches (`conversation.phrasings.search_phrasings`, shared with turn.py)."""
+        """The phrasings and their fusion weights (none: nothing is retrieved); resolver
+        strategies search what a turn searches (`conversation.phrasings.search_phrasings`,
+        shared with turn.py)."""
         if resolution.ambiguous and resolution.clarification:
             return Phrasings()
         if self.fuse_message:

@@ -50,11 +50,11 @@ def test_resolver_strategies_also_search_the_message_as_typed() -> None:
     runnable, _ = build_strategies(["concat", "oracle"])
     concat, oracle = runnable
     res = Resolution(query="refund for the monthly pass")
-    assert concat.queries(res, "refund?") == ["refund for the monthly pass", "refund?"]
-    assert concat.queries(Resolution(query="refund?"), "refund?") == ["refund?"]
-    assert oracle.queries(res, "refund?") == ["refund for the monthly pass"]
+    assert concat.phrasings(res, "refund?").queries == ("refund for the monthly pass", "refund?")
+    assert concat.phrasings(Resolution(query="refund?"), "refund?").queries == ("refund?",)
+    assert oracle.phrasings(res, "refund?").queries == ("refund for the monthly pass",)
     asked = Resolution(query="x", ambiguous=True, clarification="Which one?")
-    assert concat.queries(asked, "that one?") == []
+    assert concat.phrasings(asked, "that one?").queries == ()
 
 
 def test_package_exports_are_sorted_and_importable() -> None:
