@@ -59,6 +59,10 @@ selector (conversation/selector.py) gives some history phrase at least this prob
 of being carried by a person; 0: no veto."""
 CLARIFY_REPLY_WORDS = 4
 """A reply to a clarifying question has at most this many content words."""
+READ_TURNS = 12
+"""Recent history turns the resolver prepares (citations stripped, clarification replies
+read as their option): the selector's last 4 user turns and 2 answers, the candidate
+window and the ellipsis chain all lie within them."""
 ELLIPSIS_DEPTH = 3
 """How many chained ellipses ("and on holidays?" after "and on Sundays?") are unwound."""
 

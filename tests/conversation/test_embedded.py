@@ -215,3 +215,17 @@ def test_the_docstring_example_is_true() -> None:
     import tellmemore.conversation.resolvers.embedded as module
 
     assert doctest.testmod(module).failed == 0
+
+
+def test_only_the_turns_the_resolver_reads_are_prepared() -> None:
+    from tellmemore.conversation.resolvers.embedded import _readable
+
+    old = [U("What is Cloud Connect? [1]"), A("A private link [1].")] * 40
+    recent = [U("Do you mean Standard or Enterprise escalation?"), A("see [2]")]
+    history = [*old, A("Do you mean Standard or Enterprise escalation?"), U("enterprise"), *recent]
+    out = _readable(history, window=3)
+    assert out[0].content == "What is Cloud Connect?"  # the first exchange is read
+    assert out[1].content == "A private link."
+    assert out[40].content == history[40].content  # the middle of a long session is not
+    assert out[-3].content == "Enterprise escalation"  # the reply reads as its option
+    assert out[-1].content == "see"

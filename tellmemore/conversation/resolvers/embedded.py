@@ -114,12 +114,7 @@ class _Run:
     """One resolution: the history, the shared salience cache, the candidates."""
 
     def __init__(self, history: list[Turn], context: ResolveContext) -> None:
-        self.history = _chosen_options(
-            [
-                t if "[" not in t.content else Turn(t.role, strip_citations(t.content))
-                for t in history
-            ]
-        )
+        self.history = _readable(history, context.window)
         self.context = context
         self.salience = Salience(context.term_stats)
         self._inner: tuple[str, int, int] | None = None
@@ -510,13 +505,27 @@ class _Run:
         return surface_form(phrase.text, (t.content for t in self.history))
 
 
-def _chosen_options(history: list[Turn]) -> list[Turn]:
+def _readable(history: list[Turn], window: int) -> list[Turn]:
+    """The history with citation marks stripped and clarification replies read as their
+    option, on the turns the resolver reads: the first exchange and the last
+    max(READ_TURNS, 2 x (window + 2)) turns (candidates, selector, ellipsis chain). A long
+    session costs no more per turn; older turns are only scanned for casing."""
+    tail = max(C.READ_TURNS, 2 * (window + 2))
+    read = sorted({*range(min(2, len(history))), *range(max(0, len(history) - tail), len(history))})
+    out = list(history)
+    for i in read:
+        if "[" in out[i].content:
+            out[i] = Turn(out[i].role, strip_citations(out[i].content))
+    return _chosen_options(out, read)
+
+
+def _chosen_options(history: list[Turn], read: list[int]) -> list[Turn]:
     """A reply to a clarifying question ("enterprise" after "Do you mean Standard or
     Enterprise escalation?") reads as the option it chose ("Enterprise escalation"): the
     subject later pronouns point at."""
-    out = list(history)
-    for i in range(1, len(out)):
-        if out[i].role != "user" or out[i - 1].role != "assistant":
+    out = history
+    for i in read:
+        if i == 0 or out[i].role != "user" or out[i - 1].role != "assistant":
             continue
         options = parse_clarification(out[i - 1].content)
         if not options or len(content_words(out[i].content)) > C.CLARIFY_REPLY_WORDS:
