@@ -223,7 +223,8 @@ def test_only_the_turns_the_resolver_reads_are_prepared() -> None:
     old = [U("What is Cloud Connect? [1]"), A("A private link [1].")] * 40
     recent = [U("Do you mean Standard or Enterprise escalation?"), A("see [2]")]
     history = [*old, A("Do you mean Standard or Enterprise escalation?"), U("enterprise"), *recent]
-    out = _readable(history, window=3)
+    out, read = _readable(history, window=3)
+    assert read == [0, 1, *range(len(history) - 12, len(history))]
     assert out[0].content == "What is Cloud Connect?"  # the first exchange is read
     assert out[1].content == "A private link."
     assert out[40].content == history[40].content  # the middle of a long session is not

@@ -114,7 +114,9 @@ class _Run:
     """One resolution: the history, the shared salience cache, the candidates."""
 
     def __init__(self, history: list[Turn], context: ResolveContext) -> None:
-        self.history = _readable(history, context.window)
+        self.history, read = _readable(history, context.window)
+        self._casing_texts = [self.history[i].content for i in read]
+        """Where a phrase's best casing is looked for: the turns read, not the whole session."""
         self.context = context
         self.salience = Salience(context.term_stats)
         self._inner: tuple[str, int, int] | None = None
@@ -502,21 +504,21 @@ class _Run:
         return bool(words) and all(w[:1].isupper() or not w[:1].isalpha() for w in words)
 
     def _surface(self, phrase: Phrase) -> str:
-        return surface_form(phrase.text, (t.content for t in self.history))
+        return surface_form(phrase.text, self._casing_texts)
 
 
-def _readable(history: list[Turn], window: int) -> list[Turn]:
+def _readable(history: list[Turn], window: int) -> tuple[list[Turn], list[int]]:
     """The history with citation marks stripped and clarification replies read as their
-    option, on the turns the resolver reads: the first exchange and the last
-    max(READ_TURNS, 2 x (window + 2)) turns (candidates, selector, ellipsis chain). A long
-    session costs no more per turn; older turns are only scanned for casing."""
+    option on the turns the resolver reads, and those turns' indices: the first exchange
+    and the last max(READ_TURNS, 2 x (window + 2)) turns (candidates, selector, ellipsis
+    chain). A long session costs no more per turn."""
     tail = max(C.READ_TURNS, 2 * (window + 2))
     read = sorted({*range(min(2, len(history))), *range(max(0, len(history) - tail), len(history))})
     out = list(history)
     for i in read:
         if "[" in out[i].content:
             out[i] = Turn(out[i].role, strip_citations(out[i].content))
-    return _chosen_options(out, read)
+    return _chosen_options(out, read), read
 
 
 def _chosen_options(history: list[Turn], read: list[int]) -> list[Turn]:
