@@ -50,10 +50,12 @@ _NOT_NOUNS = frozenset(
     """
         sorry soon next last long bad good great new old big small sudden true false sure
         different same whole entire main major real certain available possible right wrong
-        first second third end
+        first second third end following
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Frequent adjectives and adverbs a lone word can be, which no pronoun points at."""
+_NOT_PARTICIPLES = frozenset({"hundred", "kindred"})
+"""Nouns that end like a past participle."""
 _JOINERS = frozenset({"of", "and", "&", "de", "du", "la", "von", "van"})
 """Joiners allowed inside a capitalised name ("Bank of America")."""
 _BREAK_PUNCT = re.compile(r"[,.;:?!()\[\]\"“”]|\s[-–—]\s")
@@ -192,11 +194,13 @@ def _phrases(text: str) -> tuple[Phrase, ...]:
     last_fn = ""
     initial: set[int] = set()
 
-    def flush() -> None:
+    def flush(at_break: bool = False) -> None:
         nonlocal run
         while run and run[-1].low in _JOINERS:
             run.pop()
-        if run and _is_antecedent(run, before, det, initial):
+        if len(run) > 1 and _is_participle(run[-1].text):
+            run.pop()  # "the Act enacted", "states located": a verb ends the noun phrase
+        if run and _is_antecedent(run, before, det, initial, at_break):
             out.extend(_cut(text, run, prep, det, initial))
         run = []
 
@@ -205,7 +209,7 @@ def _phrases(text: str) -> tuple[Phrase, ...]:
         if i == 0 or _SENTENCE_END.search(between):
             initial.add(tok.start)
         if i > 0 and _BREAK_PUNCT.search(between):
-            flush()
+            flush(at_break=True)
             last_prep, last_det, last_fn = None, False, ""
         low = norm(tok.text)
         if i > 0 and toks[i - 1].low in _SUBJECT_PRONOUNS and not run and tok.text.islower():
@@ -230,11 +234,25 @@ def _phrases(text: str) -> tuple[Phrase, ...]:
             last_det = True
         else:
             last_prep, last_det = (low if low in _PREPS else None), False
-    flush()
+    flush(at_break=True)
     return tuple(out)
 
 
-def _is_antecedent(run: list[Token], before: str, det: bool, initial: set[int]) -> bool:
+def _is_participle(word: str) -> bool:
+    """A lower-case "-ed" word (not "-eed"): a past participle, never a noun's head."""
+    low = word.lower()
+    return (
+        word.islower()
+        and len(low) >= 5
+        and low.endswith("ed")
+        and not low.endswith("eed")
+        and low not in _NOT_PARTICIPLES
+    )
+
+
+def _is_antecedent(
+    run: list[Token], before: str, det: bool, initial: set[int], at_break: bool = False
+) -> bool:
     if len(run) > 1:
         return True
     tok = run[0]
@@ -246,6 +264,8 @@ def _is_antecedent(run: list[Token], before: str, det: bool, initial: set[int]) 
         return False
     if before == "to" and not det:
         return False  # "how to gather", "wants to recreate": an infinitive, not a thing
+    if det and before == "the" and at_break:
+        return True  # "what about the homeless?": an adjective used as a noun
     return not low.endswith(_ADJECTIVE_ENDINGS)
 
 

@@ -187,3 +187,28 @@ def test_a_sentence_opening_adverb_is_no_antecedent(opening: str) -> None:
     found = [p.text for p in phrases(f"{opening} from gravity, what holds the galaxy together?")]
     assert opening not in found
     assert "gravity" in found
+
+
+def test_an_adjective_used_as_a_noun_is_an_antecedent() -> None:
+    assert [p.text for p in phrases("What about the homeless?")] == ["homeless"]
+    assert [p.text for p in phrases("and the elderly.")] == ["elderly"]
+    assert not phrases("Do the following: sign in.")[0].text.startswith("following")
+    history = [
+        U("Is there rent relief for families who lost their jobs?"),
+        A("Yes. The Rental Assistance Program covers three months of rent for those families."),
+        U("What about the homeless?"),
+        A("The Emergency Shelter Program funds shelter beds and street outreach."),
+    ]
+    res = EmbeddedResolver().resolve(
+        "Do they get priority for vouchers?", history, ResolveContext(term_stats=corpus_stats())
+    )
+    assert res.bindings == {"they": "homeless"}
+    assert res.query == "Do the homeless get priority for vouchers?"
+
+
+def test_a_past_participle_ends_the_noun_phrase() -> None:
+    texts = [p.text for p in phrases("The Rental Housing Act enacted in 1995 limits rent.")]
+    assert texts[0] == "Rental Housing Act"
+    assert [p.text for p in phrases("where are these states located?")] == ["states"]
+    assert [p.text for p in phrases("a licensed contractor")] == ["licensed contractor"]
+    assert [p.text for p in phrases("two hundred")] == ["two hundred"]
