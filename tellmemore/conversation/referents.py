@@ -114,6 +114,8 @@ _PRONOUN_AFTER_DEMONSTRATIVE = frozenset(
 )
 _NOT_A_HEAD = FUNCTION_WORDS | COMMON_VERBS
 
+_REPAIR = r"^(?:(?:oh|no|sorry|excuse me|ah|nope)[,.!]?\s+)*i (?:meant|mean)\b(?: to say)?"
+"""A repair ("oh I meant saturn"): the previous question again, about the fragment."""
 _OPENERS: tuple[tuple[re.Pattern[str], EllipsisKind | None], ...] = tuple(
     (re.compile(p, re.IGNORECASE), k)
     for p, k in (
@@ -121,6 +123,7 @@ _OPENERS: tuple[tuple[re.Pattern[str], EllipsisKind | None], ...] = tuple(
         (r"^same (?:question|thing|for|with|goes for|about|here)\b(?: (?:for|about|with))?", None),
         (r"^(?:and|but) (?:what|how) (?:if|for|on|in|about)\b", None),
         (r"^what if\b", EllipsisKind.MORE),
+        (_REPAIR, None),
         (r"^(?:and|or|also|plus)\b", None),
         (
             r"^(?:can you |could you |please )?(?:tell me|say) (?:a bit |a little )?more\b",
@@ -316,6 +319,10 @@ def find_ellipsis(message: str) -> Ellipsis | None:
         if end is not None and len(tokenize(rest[end.end() :])) >= 2:
             return None  # "What about Status Page? does it send emails?": a topic + a question
         fragment = rest.strip(" ,.;:?!-\t\n")
+        if pattern.pattern == _REPAIR:
+            if _is_full_question(fragment):
+                return None  # "no, I meant which series was best?": a question of its own
+            fragment = re.sub(r",?\s+(?:rather|instead)$", "", fragment, flags=re.IGNORECASE)
         if kind is None:
             kind = _fragment_kind(fragment)
         if _is_full_question(fragment) and (

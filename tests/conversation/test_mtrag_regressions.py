@@ -212,3 +212,34 @@ def test_a_past_participle_ends_the_noun_phrase() -> None:
     assert [p.text for p in phrases("where are these states located?")] == ["states"]
     assert [p.text for p in phrases("a licensed contractor")] == ["licensed contractor"]
     assert [p.text for p in phrases("two hundred")] == ["two hundred"]
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        (
+            "sorry I meant the admin password",
+            "how do I reset the admin password in the mobile app?",
+        ),
+        (
+            "I meant the desktop client, rather.",
+            "how do I reset my password in the desktop client?",
+        ),
+    ],
+)
+def test_a_repair_asks_the_previous_question_again(message: str, expected: str) -> None:
+    history = [
+        U("how do I reset my password in the mobile app?"),
+        A("Open Settings > Account > Reset password in the mobile app."),
+    ]
+    res = EmbeddedResolver().resolve(message, history, ResolveContext(term_stats=corpus_stats()))
+    assert res.query == expected
+    assert list(res.bindings.values()) == ["how do I reset my password in the mobile app?"]
+
+
+def test_a_repair_that_is_a_whole_question_stands_alone() -> None:
+    history = [U("how do I reset my password?"), A("Open Settings > Account > Reset password.")]
+    message = "no, I meant which plan is cheapest?"
+    res = EmbeddedResolver().resolve(message, history, ResolveContext(term_stats=corpus_stats()))
+    assert res.query == message
+    assert not res.bindings
