@@ -54,6 +54,17 @@ _NOT_NOUNS = frozenset(
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Frequent adjectives and adverbs a lone word can be, which no pronoun points at."""
+_IMPERATIVES = frozenset(
+    """
+        name list compare define summarize summarise outline identify explain describe
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Verbs a request opens with ("Name two spacecraft ...", "List the benefits ...")."""
+_NUMBER_WORDS = frozenset(
+    """
+        two three four five six seven eight nine ten few some all
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
 _NOT_PARTICIPLES = frozenset({"hundred", "kindred"})
 """Nouns that end like a past participle."""
 _JOINERS = frozenset({"of", "and", "&", "de", "du", "la", "von", "van"})
@@ -223,6 +234,11 @@ def _phrases(text: str) -> tuple[Phrase, ...]:
             and i + 1 < len(toks)
             and toks[i + 1].text[:1].isupper()
         )
+        opens = tok.start in initial or (i > 0 and toks[i - 1].low in ("please", "you"))
+        if opens and _opens_request(low, toks[i + 1 : i + 2]):
+            flush()
+            last_fn = low
+            continue
         if joiner or (low not in FUNCTION_WORDS and low not in COMMON_VERBS and low):
             if not run:
                 prep, det, before = last_prep, last_det, last_fn
@@ -236,6 +252,15 @@ def _phrases(text: str) -> tuple[Phrase, ...]:
             last_prep, last_det = (low if low in _PREPS else None), False
     flush(at_break=True)
     return tuple(out)
+
+
+def _opens_request(low: str, following: list[Token]) -> bool:
+    """ "Name two spacecraft", "List the benefits": an imperative verb, not a noun
+    ("Name servers are slow" keeps its noun)."""
+    if low not in _IMPERATIVES or not following:
+        return False
+    nxt = following[0]
+    return nxt.low in _DETS or nxt.low in _NUMBER_WORDS or nxt.text.isdigit()
 
 
 def _is_participle(word: str) -> bool:

@@ -243,3 +243,10 @@ def test_a_repair_that_is_a_whole_question_stands_alone() -> None:
     res = EmbeddedResolver().resolve(message, history, ResolveContext(term_stats=corpus_stats()))
     assert res.query == message
     assert not res.bindings
+
+
+def test_a_request_verb_is_no_part_of_a_phrase() -> None:
+    assert phrases("Name two spacecraft that went to Jupiter.")[0].text == "two spacecraft"
+    assert "List" not in [p.text for p in phrases("List the benefits of the Lite plan.")]
+    assert [p.text for p in phrases("Please list the steps.")] == ["steps"]
+    assert [p.text for p in phrases("Name servers are slow")] == ["Name servers"]
