@@ -13,7 +13,9 @@ does. A turn searches:
    the cross-domain check (bench/results/resolver_cross_domain.md). It is never shown
    and binds nothing; it lets retrieval see the conversation's subject when the message
    names it nowhere (a "self-contained" follow-up such as "What are the suppliers for
-   the city?"), while the message's own lists dominate the fusion.
+   the city?"), while the message's own lists dominate the fusion. A message that
+   switches to a subject of its own ("What about the discoveries made by Galileo?",
+   kept as typed by the resolver) gets none: the history is the topic it leaves.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience, TermStatsLookup, collect_candidates
+from tellmemore.conversation.referents import EllipsisKind, find_ellipsis
 from tellmemore.conversation.text import content_words, stem, strip_citations
 from tellmemore.types import Resolution, Turn
 
@@ -51,11 +54,21 @@ def search_phrasings(
     if resolution.query.strip() != message.strip():
         queries.append(message)
         weights.append(C.MESSAGE_WEIGHT)
-    extra = history_phrasing(message, history, term_stats, window=window)
+    extra = None
+    if not _switches_topic(message, resolution):
+        extra = history_phrasing(message, history, term_stats, window=window)
     if extra is not None and extra.strip() not in {q.strip() for q in queries}:
         queries.append(extra)
         weights.append(C.HISTORY_PHRASING_WEIGHT)
     return Phrasings(tuple(queries), tuple(weights))
+
+
+def _switches_topic(message: str, resolution: Resolution) -> bool:
+    """ "What about <a subject of its own>?" that the resolver kept as typed."""
+    if resolution.bindings or resolution.query.strip() != message.strip():
+        return False
+    ellipsis = find_ellipsis(message)
+    return ellipsis is not None and ellipsis.kind is EllipsisKind.SUBJECT
 
 
 def history_phrasing(

@@ -39,6 +39,17 @@ def test_a_self_contained_follow_up_keeps_its_query_and_gains_the_history_phrasi
     assert "cloud connect" in p.queries[1].lower()
 
 
+def test_a_what_about_naming_its_own_subject_leaves_the_history_out() -> None:
+    """The resolver kept "what about <a whole subject>" as typed: a switch of topic, so the
+    history (the topic left behind) is not searched; a short "what about" still gets it."""
+    message = "What about the escalation rules of the Status Page product?"
+    p = search_phrasings(message, Resolution(query=message), CLOUD_CONNECT_LONG, corpus_stats())
+    assert p.queries == (message,)
+    short = "what about Status Page?"
+    res = Resolution(query="how do I open a Status Page ticket?", bindings={"what about": "x"})
+    assert len(search_phrasings(short, res, CLOUD_CONNECT_LONG, corpus_stats()).queries) == 3
+
+
 def test_asking_back_searches_nothing() -> None:
     res = Resolution(query="x", ambiguous=True, clarification="Do you mean A or B?")
     assert search_phrasings("does that one?", res, SHOPS).queries == ()
