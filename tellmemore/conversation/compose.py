@@ -96,11 +96,29 @@ def substitute_subject(base: str, fragment: str, salience: Salience) -> str | No
     idx = base.find(target.text)
     if idx < 0:
         return None
+    old = _name_within(target.text, fragment) or target.text
+    idx = base.find(old, idx)
     head = base[:idx]
     if tokenize(fragment) and tokenize(fragment)[0].low in _DETERMINERS:
         # "the deadline" replacing "a flat tyre": one determiner, the fragment's
         head = _TRAILING_DETERMINER.sub("", head)
-    return head + fragment + base[idx + len(target.text) :]
+    return head + fragment + base[idx + len(old) :]
+
+
+def _name_within(phrase: str, fragment: str) -> str | None:
+    """The name inside a longer phrase that a bare name replaces: "Frankfurt" for
+    "Berlin office" replaces "Berlin" ("the Frankfurt office", not "the Frankfurt")."""
+    frag = tokenize(fragment)
+    if not frag or not all(t.text[:1].isupper() for t in frag):
+        return None
+    toks = tokenize(phrase)
+    caps = [t for t in toks if t.text[:1].isupper()]
+    if not caps or len(caps) == len(toks):
+        return None
+    first, last = toks.index(caps[0]), toks.index(caps[-1])
+    if toks[first : last + 1] != caps:
+        return None  # names apart ("Berlin and the Paris office"): leave the phrase whole
+    return phrase[caps[0].start : caps[-1].end]
 
 
 def _sentence_initial(text: str, p: Phrase) -> bool:

@@ -120,6 +120,7 @@ _OPENERS: tuple[tuple[re.Pattern[str], EllipsisKind | None], ...] = tuple(
     (re.compile(p, re.IGNORECASE), k)
     for p, k in (
         (r"^(?:and |but |so |ok,? |okay,? )?(?:what|how) about\b", None),
+        (r"^(?:and|but|also) about\b", None),
         (r"^same (?:question|thing|for|with|goes for|about|here)\b(?: (?:for|about|with))?", None),
         (r"^(?:and|but) (?:what|how) (?:if|for|on|in|about)\b", None),
         (r"^what if\b", EllipsisKind.MORE),

@@ -128,6 +128,21 @@ def test_same_question_for_a_new_subject() -> None:
     assert res.query == "what's the latency in Frankfurt?"
 
 
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What time does the Berlin office open?", "What time does the Frankfurt office open?"),
+        ("What are the hours of the Berlin office?", "What are the hours of the Frankfurt office?"),
+    ],
+)
+@pytest.mark.parametrize("message", ["what about Frankfurt?", "and about Frankfurt?"])
+def test_a_new_name_replaces_only_the_name_in_the_previous_subject(
+    message: str, question: str, expected: str
+) -> None:
+    res = resolve(message, [U(question), A("It opens at 8:00.")])
+    assert res.query == expected
+
+
 def test_an_unbound_referent_searches_the_raw_message_and_says_so() -> None:
     history = [U("hi"), A("Hello! How can I help?")]
     res = resolve("what is the second one?", history)
