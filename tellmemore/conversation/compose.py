@@ -99,10 +99,17 @@ def substitute_subject(base: str, fragment: str, salience: Salience) -> str | No
     old = _name_within(target.text, fragment) or target.text
     idx = base.find(old, idx)
     head = base[:idx]
+    end = idx + len(old)
+    one = _PRO_FORM.match(base, end)
+    if one is not None and len(content_words(fragment)) >= 2:
+        end = one.end()  # "the Standard one" + "the Team plan": "the Team plan", not "... one"
     if tokenize(fragment) and tokenize(fragment)[0].low in _DETERMINERS:
         # "the deadline" replacing "a flat tyre": one determiner, the fragment's
         head = _TRAILING_DETERMINER.sub("", head)
-    return head + fragment + base[idx + len(old) :]
+    return head + fragment + base[end:]
+
+
+_PRO_FORM = re.compile(r"\s+ones?\b", re.IGNORECASE)
 
 
 def _name_within(phrase: str, fragment: str) -> str | None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tellmemore.conversation.binding import Salience
+from tellmemore.conversation.compose import substitute_subject
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
 from tellmemore.types import Resolution, Turn
 
@@ -141,6 +143,33 @@ def test_a_new_name_replaces_only_the_name_in_the_previous_subject(
 ) -> None:
     res = resolve(message, [U(question), A("It opens at 8:00.")])
     assert res.query == expected
+
+
+def test_an_ellipsis_is_bound_to_the_previous_question_made_standalone() -> None:
+    """ "Answering about: does it include escalation?" would not say what "it" was."""
+    history = [
+        U("How much is the Pro plan?"),
+        A("Pro costs $299 per month."),
+        U("does it include escalation?"),
+        A("Pro includes Standard escalation."),
+    ]
+    res = resolve("what about the Enterprise plan?", history)
+    assert res.query == "does the Enterprise plan include escalation?"
+    assert res.bindings == {"what about": "does the Pro plan include escalation?"}
+
+
+@pytest.mark.parametrize(
+    ("fragment", "expected"),
+    [
+        ("the Team plan", "does the Team plan include escalation?"),
+        ("Enterprise", "does the Enterprise one include escalation?"),
+    ],
+)
+def test_a_subject_with_its_own_noun_replaces_the_pro_form_one(
+    fragment: str, expected: str
+) -> None:
+    base = "does the Standard one include escalation?"
+    assert substitute_subject(base, fragment, Salience(None)) == expected
 
 
 def test_an_unbound_referent_searches_the_raw_message_and_says_so() -> None:

@@ -402,7 +402,7 @@ class _Run:
         prev = self._previous_question(depth)
         if ellipsis.kind == EllipsisKind.MORE or prev is None:
             return self._carry(message, cands, key=ellipsis.opener.strip().lower())
-        typed, base = prev
+        _, base = prev
         fragment = ellipsis.fragment
         if ellipsis.kind == EllipsisKind.MODIFIER:
             query = splice_modifier(base, fragment)
@@ -410,7 +410,9 @@ class _Run:
             query = substitute_subject(base, fragment, self.salience)
         if query is None:
             return self._carry(message, cands, key=ellipsis.opener.strip().lower())
-        return Resolution(query=query, bindings={ellipsis.opener.strip().lower(): typed})
+        # bound to the previous question made standalone: "Answering about: does the Pro
+        # plan include escalation?" says what "it" was, where the typed question would not
+        return Resolution(query=query, bindings={ellipsis.opener.strip().lower(): base})
 
     def _previous_question(self, depth: int) -> tuple[str, str] | None:
         """The previous user question as typed, and made standalone (ellipses chain)."""
