@@ -19,6 +19,7 @@ from tellmemore.conversation.referents import find_ellipsis, find_referents
 from tellmemore.conversation.text import (
     COMMON_VERBS,
     FUNCTION_WORDS,
+    RELATIONAL_NOUNS,
     content_words,
     is_content,
     is_protected,
@@ -65,7 +66,9 @@ def gate(
     sal = salience if salience is not None else Salience(term_stats)
     sal.prime([message])
     distinctive = [
-        w for w in content if sal.weight(w) >= C.DISTINCTIVE_IDF or w in sal.unseen
+        w
+        for w in content
+        if (sal.weight(w) >= C.DISTINCTIVE_IDF or w in sal.unseen) and w not in RELATIONAL_NOUNS
     ]  # a word the documents never use ("sourdough") is a new subject, not a follow-up
     if len(content) <= C.LOW_SIGNAL_WORDS and not distinctive and not names_in(message):
         return GateResult(True, "too little signal")

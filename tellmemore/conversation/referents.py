@@ -334,7 +334,29 @@ def find_ellipsis(message: str) -> Ellipsis | None:
             # question of its own, not an ellipsis
             return None
         return Ellipsis(opener=opener, fragment=fragment, kind=kind)
-    return None
+    return _prepositional_fragment(text)
+
+
+_VERB_LIKE = frozenset(
+    """
+        is are was were be been am do does did can could will would should shall may might
+        must have has had
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+_ALSO_END = re.compile(r"[\s,]+(?:too|also|as well)\W*$", re.IGNORECASE)
+
+
+def _prepositional_fragment(text: str) -> Ellipsis | None:
+    """ "for kids too?", "on weekends?", "In water": a bare qualifier of the previous
+    question (no verb, no question word, a few words)."""
+    fragment = _ALSO_END.sub("", text).strip(" ,.;:?!-\t\n")
+    toks = tokenize(fragment)
+    if not 2 <= len(toks) <= C.PP_FRAGMENT_WORDS or toks[0].low not in _PREPOSITIONS:
+        return None
+    if {t.low for t in toks[1:]} & (_VERB_LIKE | COMMON_VERBS | _WH_WORDS):
+        return None
+    fragment = toks[0].low + fragment[len(toks[0].text) :]  # "In water" -> "in water"
+    return Ellipsis(opener=toks[0].low, fragment=fragment, kind=EllipsisKind.MODIFIER)
 
 
 def _fragment_kind(fragment: str) -> EllipsisKind:

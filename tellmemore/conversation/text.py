@@ -79,6 +79,15 @@ GENERIC_NOUNS = frozenset(
 )
 """Nouns too generic to be what a pronoun points at when they stand alone."""
 
+RELATIONAL_NOUNS = frozenset(
+    """
+    maximum minimum max min limit limits price prices cost costs fee fees total average
+    amount size length duration rate rates deadline difference
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Nouns that name an attribute of something else ("what's the maximum?", "the price?"):
+however rare in the documents, alone they are no subject of their own."""
+
 
 @dataclass(frozen=True)
 class Token:

@@ -274,3 +274,39 @@ def test_only_the_turns_the_resolver_reads_are_prepared() -> None:
     assert out[40].content == history[40].content  # the middle of a long session is not
     assert out[-3].content == "Enterprise escalation"  # the reply reads as its option
     assert out[-1].content == "see"
+
+
+def test_a_bare_qualifier_qualifies_the_previous_question() -> None:
+    history = [U("are helmets free?"), A("Helmets are free to borrow at every shop.")]
+    res = resolve("for kids too?", history)
+    assert res.query == "are helmets free for kids?"
+    assert res.bindings == {"for": "are helmets free?"}
+
+
+@pytest.mark.parametrize(
+    "message", ["For how long?", "In my opinion it is bad", "at what time do shops close too?"]
+)
+def test_a_prepositional_question_or_clause_is_no_bare_qualifier(message: str) -> None:
+    from tellmemore.conversation.referents import find_ellipsis
+
+    assert find_ellipsis(message) is None
+
+
+def test_an_ellipsis_around_a_bound_one_asks_the_previous_question() -> None:
+    """ "and the monthly one?": "one" binds to "Monthly pass" (capitalised in the answer),
+    which is the history's word, not a subject the user brought."""
+    history = [
+        U("how much is the day pass?"),
+        A("Day pass: 12 dollars for 24 hours. Monthly pass: 25 dollars per month."),
+    ]
+    res = resolve("and the monthly one?", history)
+    assert res.query == "how much is the Monthly pass?"
+
+
+def test_an_attribute_alone_is_too_little_signal() -> None:
+    """However rare "maximum" is in the documents, "what's the maximum?" asks about the
+    conversation's subject."""
+    from tellmemore.conversation.gate import gate
+
+    history = [U("what if I return the bike late?"), A("A late fee of 2 dollars per 15 minutes.")]
+    assert gate("what's the maximum?", history, corpus_stats()).needs_resolution

@@ -206,7 +206,8 @@ class _Run:
             return Resolution(query=message, unbound_referent=True)
         query = splice(message, edits)
         if ellipsis is not None and ellipsis.kind != EllipsisKind.MORE:
-            res = self._ellipsis(query, find_ellipsis(query) or ellipsis, cands, depth)
+            again = find_ellipsis(query) or ellipsis
+            res = self._ellipsis(query, again, cands, depth, typed=ellipsis.fragment)
             return replace(res, bindings={**bindings, **res.bindings})
         if from_assistant:
             scope = self._scope(query, bindings, cands)
@@ -383,11 +384,20 @@ class _Run:
     # --- ellipsis and low signal --------------------------------------------------------
 
     def _ellipsis(
-        self, message: str, ellipsis: Ellipsis, cands: list[Candidate], depth: int
+        self,
+        message: str,
+        ellipsis: Ellipsis,
+        cands: list[Candidate],
+        depth: int,
+        *,
+        typed: str | None = None,
     ) -> Resolution:
+        """`typed`: the fragment as the user typed it, when a referent in it was just bound
+        ("and the monthly one?" -> "and Monthly pass?"): whether it names a subject of its
+        own is judged on the user's words, not on the antecedent's capitals."""
         own = [
             t.text
-            for t in tokenize(ellipsis.fragment)
+            for t in tokenize(ellipsis.fragment if typed is None else typed)
             if t.low not in FUNCTION_WORDS and t.low not in GENERIC_NOUNS
         ]
         distinctive = [
