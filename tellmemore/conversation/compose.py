@@ -73,12 +73,15 @@ def splice_modifier(base: str, fragment: str) -> str | None:
     return f"{core} {fragment}{end or '?'}"
 
 
-def substitute_subject(base: str, fragment: str, salience: Salience) -> str | None:
+def substitute_subject(
+    base: str, fragment: str, salience: Salience, *, varied: str | None = None
+) -> str | None:
     """ "what's the latency in Amsterdam?" + "Frankfurt" -> "what's the latency in Frankfurt?".
 
     The replaced phrase is one sharing a word with the fragment ("Standard escalation" for
-    "Enterprise escalation"), else the most salient phrase of the same kind (a name for a
-    name).
+    "Enterprise escalation"), else the phrase the previous follow-up varied (`varied`:
+    "and for Enterprise?" then "what about Status Page?" replaces Enterprise), else the
+    most salient phrase of the same kind (a name for a name).
     """
     if not fragment:
         return None
@@ -87,8 +90,11 @@ def substitute_subject(base: str, fragment: str, salience: Salience) -> str | No
         return None
     frag = {stem(w) for w in content_words(fragment)}
     overlap = [p for p in ps if set(p.stems) & frag]
+    slot = [p for p in ps if varied and p.text.lower() == varied.lower()]
     if overlap:
         target = overlap[0]
+    elif slot:
+        target = slot[0]
     else:
         caps = any(t.text[:1].isupper() for t in tokenize(fragment))
         pool = [p for p in ps if p.capitalized and not _sentence_initial(base, p)] if caps else []

@@ -310,3 +310,32 @@ def test_an_attribute_alone_is_too_little_signal() -> None:
 
     history = [U("what if I return the bike late?"), A("A late fee of 2 dollars per 15 minutes.")]
     assert gate("what's the maximum?", history, corpus_stats()).needs_resolution
+
+
+def test_an_ellipsis_after_small_talk_varies_the_question_before_it() -> None:
+    history = [
+        U("what's the uptime guarantee for Pro?"),
+        A("Pro commits to 99.9% monthly uptime per region."),
+        U("thanks"),
+        A("You're welcome!"),
+    ]
+    assert resolve("and for the Starter plan?", history).query == (
+        "what's the uptime guarantee for the Starter plan?"
+    )
+    assert resolve("what about Enterprise?", history).query == (
+        "what's the uptime guarantee for Enterprise?"
+    )
+
+
+def test_a_chained_ellipsis_replaces_what_the_previous_one_varied() -> None:
+    """ "and for Enterprise?" then "what about the free plan?": the plan changes again,
+    the uptime guarantee stays."""
+    history = [
+        U("what's the uptime guarantee?"),
+        A("Pro commits to 99.9% monthly uptime per region."),
+        U("and for Enterprise?"),
+        A("Enterprise commits to 99.95%."),
+    ]
+    for stats in (True, False):
+        res = resolve("what about the free plan?", history, stats=stats)
+        assert res.query == "what's the uptime guarantee for the free plan?"

@@ -44,6 +44,7 @@ from tellmemore.conversation.compose import (
     splice_modifier,
     substitute_subject,
 )
+from tellmemore.conversation.decide import decide
 from tellmemore.conversation.definites import find_definite, spliced
 from tellmemore.conversation.gate import GateResult, gate
 from tellmemore.conversation.lists import list_items
@@ -68,7 +69,7 @@ from tellmemore.conversation.text import (
     surface_form,
     tokenize,
 )
-from tellmemore.types import Resolution, Turn
+from tellmemore.types import Decision, Resolution, Turn
 
 logger = logging.getLogger(__name__)
 
@@ -412,12 +413,12 @@ class _Run:
         prev = self._previous_question(depth)
         if ellipsis.kind == EllipsisKind.MORE or prev is None:
             return self._carry(message, cands, key=ellipsis.opener.strip().lower())
-        _, base = prev
+        typed, base = prev
         fragment = ellipsis.fragment
         if ellipsis.kind == EllipsisKind.MODIFIER:
             query = splice_modifier(base, fragment)
         else:
-            query = substitute_subject(base, fragment, self.salience)
+            query = substitute_subject(base, fragment, self.salience, varied=_varied(typed))
         if query is None:
             return self._carry(message, cands, key=ellipsis.opener.strip().lower())
         # bound to the previous question made standalone: "Answering about: does the Pro
@@ -425,8 +426,18 @@ class _Run:
         return Resolution(query=query, bindings={ellipsis.opener.strip().lower(): base})
 
     def _previous_question(self, depth: int) -> tuple[str, str] | None:
-        """The previous user question as typed, and made standalone (ellipses chain)."""
-        idx = max((i for i, t in enumerate(self.history) if t.role == "user"), default=None)
+        """The previous user question as typed, and made standalone (ellipses chain).
+        Small talk and requests about an answer ("thanks", "make it shorter") are no
+        question: "what about Status Page?" after "thanks" varies the one before."""
+        idx = next(
+            (
+                i
+                for i in range(len(self.history) - 1, -1, -1)
+                if self.history[i].role == "user"
+                and decide(self.history[i].content, self.history[:i]).decision is Decision.RETRIEVE
+            ),
+            None,
+        )
         if idx is None:
             return None
         prev = self.history[idx].content.strip()
@@ -517,6 +528,19 @@ class _Run:
 
     def _surface(self, phrase: Phrase) -> str:
         return surface_form(phrase.text, self._casing_texts)
+
+
+def _varied(question: str) -> str | None:
+    """The phrase a follow-up put in place ("Enterprise" in "and for Enterprise?")."""
+    previous = find_ellipsis(question)
+    if previous is None or previous.kind is EllipsisKind.MORE:
+        return None
+    toks = tokenize(previous.fragment)
+    if previous.kind is EllipsisKind.MODIFIER and toks:
+        toks = toks[1:]  # "for Enterprise": the preposition stays
+    if not toks:
+        return None
+    return previous.fragment[toks[0].start : toks[-1].end]
 
 
 def _readable(history: list[Turn], window: int) -> tuple[list[Turn], list[int]]:
