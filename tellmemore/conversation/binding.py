@@ -54,6 +54,14 @@ _NOT_NOUNS = frozenset(
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Frequent adjectives and adverbs a lone word can be, which no pronoun points at."""
+PREDICATES = _NOT_NOUNS | frozenset(
+    """
+        free necessary open closed better worse cheaper faster safer allowed mandatory
+        optional enabled disabled included covered refundable
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Adjectives said of a noun at the end of a run ("is the flat tyre free"): kept in the
+phrase (the human rewrites carry them too), but no part of a subject that is replaced."""
 _IMPERATIVES = frozenset(
     """
         name list compare define summarize summarise outline identify explain describe

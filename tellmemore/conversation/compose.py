@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tellmemore.conversation.binding import Phrase, Salience, phrases
+from tellmemore.conversation.binding import PREDICATES, Phrase, Salience, phrases
 from tellmemore.conversation.referents import Referent, ReferentKind
 from tellmemore.conversation.text import content_words, stem, tokenize
 
@@ -102,7 +102,7 @@ def substitute_subject(
     idx = base.find(target.text)
     if idx < 0:
         return None
-    old = _name_within(target.text, fragment) or target.text
+    old = _name_within(target.text, fragment) or _without_predicate(target.text)
     idx = base.find(old, idx)
     head = base[:idx]
     end = idx + len(old)
@@ -113,6 +113,15 @@ def substitute_subject(
         # "the deadline" replacing "a flat tyre": one determiner, the fragment's
         head = _TRAILING_DETERMINER.sub("", head)
     return head + fragment + base[end:]
+
+
+def _without_predicate(phrase: str) -> str:
+    """ "flat tyre free" -> "flat tyre": "what about damage?" after "is the flat tyre
+    free?" asks whether damage is free."""
+    toks = tokenize(phrase)
+    if len(toks) > 1 and toks[-1].low in PREDICATES:
+        return phrase[: toks[-2].end]
+    return phrase
 
 
 _PRO_FORM = re.compile(r"\s+ones?\b", re.IGNORECASE)

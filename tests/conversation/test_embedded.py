@@ -339,3 +339,17 @@ def test_a_chained_ellipsis_replaces_what_the_previous_one_varied() -> None:
     for stats in (True, False):
         res = resolve("what about the free plan?", history, stats=stats)
         assert res.query == "what's the uptime guarantee for the free plan?"
+
+
+@pytest.mark.parametrize(
+    ("question", "message", "expected"),
+    [
+        ("is the flat tyre free?", "what about damage?", "is the damage free?"),
+        ("are helmets free?", "what about child seats?", "are child seats free?"),
+    ],
+)
+def test_a_new_subject_keeps_what_was_said_of_the_old_one(
+    question: str, message: str, expected: str
+) -> None:
+    res = resolve(message, [U(question), A("Yes, at every shop.")])
+    assert res.query == expected
