@@ -37,6 +37,20 @@ def test_follow_up_is_resolved_for_retrieval_and_shown(sample_assistant) -> None
     assert answer.citations[0].doc == "bike-rental/policy.md"
 
 
+def test_a_sentence_announcing_a_table_is_quoted_with_its_rows(sample_assistant) -> None:
+    """ "Cloud Connect is sold in three plans." alone answers nothing; the table after it
+    does, and then "which one is the cheapest?" can ask between the plans."""
+    chat = sample_assistant.session()
+    answer = chat.ask("what plans are there for cloud connect?")
+    assert "three plans" in answer.answer
+    for row in ("Plan: Starter;", "Plan: Pro;", "Plan: Enterprise;"):
+        assert row in answer.answer
+    follow = chat.ask("which one is the cheapest?")
+    assert follow.answering_about is not None
+    assert follow.answering_about.startswith("Starter or Pro or Enterprise")
+    assert "$49" in follow.answer
+
+
 def test_generation_path_gets_the_real_message_in_the_trace(sample_assistant) -> None:
     chat = sample_assistant.session()
     chat.ask("What are the shop opening hours?")

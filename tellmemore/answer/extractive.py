@@ -120,7 +120,28 @@ def _fold(word: str) -> str:
     return word
 
 
+MAX_ITEMS = 6
+"""Items of a list or table quoted after the sentence that announces them."""
+_COUNT = re.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)\s+([A-Za-z][\w-]*)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A sentence, or a list item or table row (`item`), of a chunk."""
+
+    text: str
+    item: bool = False
+
+
 def sentences(text: str, header: str | None = None) -> list[str]:
+    """Sentences, list items and table rows of a chunk, without its header line."""
+    return [u.text for u in units(text, header)]
+
+
+def units(text: str, header: str | None = None) -> list[Unit]:
     """Sentences, list items and table rows of a chunk, without its header line.
 
     Hard-wrapped paragraph lines are joined first, so a sentence is never cut
@@ -129,14 +150,17 @@ def sentences(text: str, header: str | None = None) -> list[str]:
     lines = text.splitlines()
     if lines and (lines[0].strip() == header or " > " in lines[0] or lines[0].startswith("#")):
         lines = lines[1:]
-    blocks: list[str] = []
+    blocks: list[tuple[str, bool]] = []
     paragraph: list[str] = []
     table_header: list[str] | None = None
+    in_item = False
 
     def flush() -> None:
+        nonlocal in_item
         if paragraph:
-            blocks.append(" ".join(paragraph))
+            blocks.append((" ".join(paragraph), in_item))
             paragraph.clear()
+        in_item = False
 
     for raw in lines:
         line = raw.strip()
@@ -155,17 +179,22 @@ def sentences(text: str, header: str | None = None) -> list[str]:
                 table_header = cells  # a header row is not a fact on its own
             else:
                 pairs = zip(table_header, cells, strict=False)
-                blocks.append("; ".join(f"{h}: {c}" if h else c for h, c in pairs if c) + ".")
+                row = "; ".join(f"{h}: {c}" if h else c for h, c in pairs if c) + "."
+                blocks.append((row, True))
             continue
         if _LIST_ITEM.match(line):
             flush()
+            in_item = True
             paragraph.append(_LIST_ITEM.sub("", line))
             continue
         paragraph.append(line)
     flush()
-    out: list[str] = []
-    for block in blocks:
-        out.extend(p.strip() for p in _SENTENCE_END.split(block) if p.strip())
+    out: list[Unit] = []
+    for block, item in blocks:
+        if item:  # an item is quoted whole, even when it holds two sentences
+            out.append(Unit(block.strip(), True))
+            continue
+        out.extend(Unit(p.strip()) for p in _SENTENCE_END.split(block) if p.strip())
     return out
 
 
@@ -173,9 +202,10 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position)."""
     q_terms = set(terms(query))
     candidates: list[tuple[int, int, str, list[str]]] = []
-    for hi, hit in enumerate(hits[:MAX_CHUNKS]):
-        for si, sentence in enumerate(sentences(hit.chunk.text, hit.chunk.header)):
-            candidates.append((hi, si, sentence, terms(sentence)))
+    chunk_units = [units(h.chunk.text, h.chunk.header) for h in hits[:MAX_CHUNKS]]
+    for hi, us in enumerate(chunk_units):
+        for si, unit in enumerate(us):
+            candidates.append((hi, si, unit.text, terms(unit.text)))
     if not candidates:
         return []
     df: Counter[str] = Counter()
@@ -210,4 +240,34 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
             chosen.append(cand)
     chosen = chosen[:MAX_SENTENCES]
     chosen.sort(key=lambda s: (s[1], s[2]))
-    return [Extract(sentence=s, hit_index=hi, score=sc) for sc, hi, _si, s in chosen]
+    out: list[Extract] = []
+    quoted = {(hi, si) for _, hi, si, _ in chosen}
+    for sc, hi, si, sentence in chosen:
+        out.append(Extract(sentence=sentence, hit_index=hi, score=sc))
+        if chunk_units[hi][si].item or not _announces(sentence, q_terms):
+            continue
+        for sj in _items_after(chunk_units[hi], si):
+            if (hi, sj) not in quoted:
+                quoted.add((hi, sj))
+                out.append(Extract(sentence=chunk_units[hi][sj].text, hit_index=hi, score=sc))
+    return out
+
+
+def _announces(sentence: str, q_terms: set[str]) -> bool:
+    """ "Cloud Connect is sold in three plans.", "Three steps:" for a question about plans
+    or steps: the list that follows is the answer."""
+    if sentence.rstrip().endswith(":"):
+        return True
+    return any(_fold(m.group(1).lower()) in q_terms for m in _COUNT.finditer(sentence))
+
+
+def _items_after(us: Sequence[Unit], si: int) -> list[int]:
+    """The list items or table rows right after unit `si` (a couple of sentences may sit
+    between the announcement and its list), at most MAX_ITEMS."""
+    start = next((j for j in range(si + 1, min(si + 4, len(us))) if us[j].item), None)
+    if start is None:
+        return []
+    end = start
+    while end < len(us) and us[end].item and end - start < MAX_ITEMS:
+        end += 1
+    return list(range(start, end))

@@ -51,9 +51,12 @@ _NOT_NOUNS = frozenset(
         sorry soon next last long bad good great new old big small sudden true false sure
         different same whole entire main major real certain available possible right wrong
         first second third end following
+        best worst cheapest fastest latest newest oldest biggest largest smallest highest
+        lowest easiest simplest safest closest nearest earliest longest shortest
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
-"""Frequent adjectives and adverbs a lone word can be, which no pronoun points at."""
+"""Frequent adjectives and adverbs a lone word can be, which no pronoun points at
+(superlatives too: "the cheapest" is the cheapest something)."""
 PREDICATES = _NOT_NOUNS | frozenset(
     """
         free necessary open closed better worse cheaper faster safer allowed mandatory

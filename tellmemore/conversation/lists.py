@@ -34,7 +34,8 @@ def list_items(answer: str, *, loose: bool = False) -> list[Phrase]:
     lines = [m.group(1) for line in answer.splitlines() if (m := _BULLET.match(line))]
     if len(lines) >= 2:
         return [p for p in (_label(line) for line in lines) if p is not None]
-    items = _parallel_sentences(sentences(answer), answer)
+    sents = sentences(answer)
+    items = _table_rows(sents) or _parallel_sentences(sents, answer)
     if items or not loose:
         return items
     return _clauses(answer)
@@ -50,6 +51,33 @@ def _label(item: str) -> Phrase | None:
             return Phrase(label, tuple(s for p in ps for s in p.stems), None, True)
     ps = phrases(item)
     return ps[0] if ps else None
+
+
+_ROW = re.compile(r"^([^:;.]{1,40}):\s*([^;]+?)\s*;")
+"""A table row as the extractive answer quotes it: "Plan: Starter; Price per month: $49; ..."."""
+
+
+def _table_rows(sents: list[str]) -> list[Phrase]:
+    """Consecutive quoted table rows with the same first column: its values are the items
+    ("Starter", "Pro", "Enterprise")."""
+    best: list[Phrase] = []
+    run: list[Phrase] = []
+    key = None
+    for s in [*sents, ""]:
+        m = _ROW.match(s)
+        if m is not None and m.group(1).lower() == key:
+            run.append(_value(m.group(2)))
+            continue
+        if len(run) >= 2 and len(run) > len(best):
+            best = run
+        key, run = (m.group(1).lower(), [_value(m.group(2))]) if m else (None, [])
+    return best
+
+
+def _value(text: str) -> Phrase:
+    value = text.strip(" *_")
+    stems = tuple(stem(t.text) for t in tokenize(value)) or (value.lower(),)
+    return Phrase(value, stems, None, True)
 
 
 def _parallel_sentences(sents: list[str], answer: str) -> list[Phrase]:

@@ -184,7 +184,8 @@ def surface_form(phrase: str, texts: Iterable[str]) -> str:
     Users type lower case; the assistant's answer or the documents usually carry the
     proper casing, which reads better in "Searching for: ..." and matches nothing worse.
     """
-    pattern = re.compile(r"\b" + re.escape(phrase) + r"\b", re.IGNORECASE)
+    # not inside a code: "Pro" is not cased as "PRO" from "CC-PRO-2026"
+    pattern = re.compile(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", re.IGNORECASE)
     best, best_upper = phrase, sum(c.isupper() for c in phrase)
     for text in texts:
         for m in pattern.finditer(text):

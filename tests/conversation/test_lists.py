@@ -1,0 +1,33 @@
+"""List items of an answer, surface casing, and lone superlatives (sample-docs chats)."""
+
+from __future__ import annotations
+
+from tellmemore.conversation.binding import phrases
+from tellmemore.conversation.lists import list_items
+from tellmemore.conversation.text import surface_form
+
+QUOTED_TABLE = (
+    "Cloud Connect is sold in three plans. Plan: Starter; Plan code: CC-STARTER-2026; "
+    "Price per month: $49. Plan: Pro; Plan code: CC-PRO-2026; Price per month: $299. "
+    "Plan: Enterprise; Plan code: CC-ENT-2026; Price per month: from $1,450. "
+    "Plan codes from 2025 keep their old prices."
+)
+
+
+def test_quoted_table_rows_list_their_first_column() -> None:
+    assert [p.text for p in list_items(QUOTED_TABLE)] == ["Starter", "Pro", "Enterprise"]
+
+
+def test_rows_of_different_tables_are_no_list() -> None:
+    text = "Plan: Starter; Price: $49. Region: EU; Zone: 2."
+    assert [p.text for p in list_items(text)] != ["Starter", "EU"]
+
+
+def test_casing_is_not_taken_from_inside_a_code() -> None:
+    assert surface_form("pro", ["Plan code: CC-PRO-2026", "Plan: Pro; price"]) == "Pro"
+    assert surface_form("cloud connect", ["Cloud Connect is sold"]) == "Cloud Connect"
+
+
+def test_a_lone_superlative_is_no_antecedent() -> None:
+    assert not phrases("which one is the cheapest?")
+    assert [p.text for p in phrases("the cheapest plan")] == ["cheapest plan"]
