@@ -353,3 +353,20 @@ def test_a_new_subject_keeps_what_was_said_of_the_old_one(
 ) -> None:
     res = resolve(message, [U(question), A("Yes, at every shop.")])
     assert res.query == expected
+
+
+def test_a_pronoun_keeps_the_topic_the_previous_pronoun_was_bound_to() -> None:
+    """Centering: "how much does it cost?" was about Status Page, so "it" in the next
+    question is too, not the conversation's first subject."""
+    history = [
+        U("I'm setting up escalation for our team."),
+        A("Good."),
+        U("what does Status Page do?"),
+        A("Status Page is a hosted page that tells your customers whether your service works."),
+        U("how much does it cost?"),
+        A("Plans start at $29 per month for the Basic tier, billed monthly in US dollars."),
+    ]
+    for stats in (True, False):
+        res = resolve("can I use my own domain with it?", history, stats=stats)
+        assert res.query == "can I use my own domain with Status Page?"
+        assert res.bindings == {"it": "Status Page"}

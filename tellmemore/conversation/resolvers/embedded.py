@@ -120,11 +120,13 @@ class _Run:
         """Where a phrase's best casing is looked for: the turns read, not the whole session."""
         self.context = context
         self.salience = Salience(context.term_stats)
+        self._depth = 0
         self._inner: tuple[str, int, int] | None = None
         """(message, end of its first name or distinctive phrase, end of its first noun
         phrase): pronouns after them may point inside the message."""
 
     def resolve(self, message: str, *, depth: int, prefer: str | None = None) -> Resolution:
+        self._depth = depth
         history = self.history
         if not any(t.content.strip() for t in history) or not tokenize(message):
             return Resolution(query=message)
@@ -254,6 +256,10 @@ class _Run:
             if pair is not None:  # "static secrets" ... "dynamic secrets": which one?
                 joined = " or ".join(self._surface(p) for p in pair)
                 return Phrase(joined, tuple(s for p in pair for s in p.stems)), "assistant"
+        if ref.kind in _CHAINED_KINDS and self._depth < C.ELLIPSIS_DEPTH:
+            chained = self._chained_antecedent()
+            if chained is not None and agreement(ref, chained[0]) >= 1.0:
+                return chained
         pool = [c for c in cands if _can_be_pointed_at(c)]
         if ref.kind == ReferentKind.PERSON:
             pool = [c for c in pool if self._is_name(c.phrase)] or pool
@@ -263,6 +269,24 @@ class _Run:
         if best.score < C.MIN_ANTECEDENT:
             return None
         return best.phrase, best.role
+
+    def _chained_antecedent(self) -> tuple[Phrase, str] | None:
+        """What the previous question's pronoun was bound to: "how much does it cost?"
+        then "can I use my own domain with it?" keep talking about Status Page."""
+        idx = self._previous_question_index()
+        if idx is None:
+            return None
+        prev = self.history[idx].content
+        refs = {r.text.lower() for r in find_referents(prev) if r.kind in _CHAINED_KINDS}
+        if not refs:
+            return None
+        sub = _Run(self.history[:idx], self.context)
+        sub.salience = self.salience
+        res = sub.resolve(prev, depth=self._depth + 1)
+        for key, value in res.bindings.items():
+            if key.lower() in refs:
+                return Phrase(value, tuple(stem(w) for w in content_words(value))), "user"
+        return None
 
     def _bound_in_message(self, message: str, ref: Referent) -> bool:
         """A pronoun whose antecedent is earlier in the same message: a name or a
@@ -429,15 +453,7 @@ class _Run:
         """The previous user question as typed, and made standalone (ellipses chain).
         Small talk and requests about an answer ("thanks", "make it shorter") are no
         question: "what about Status Page?" after "thanks" varies the one before."""
-        idx = next(
-            (
-                i
-                for i in range(len(self.history) - 1, -1, -1)
-                if self.history[i].role == "user"
-                and decide(self.history[i].content, self.history[:i]).decision is Decision.RETRIEVE
-            ),
-            None,
-        )
+        idx = self._previous_question_index()
         if idx is None:
             return None
         prev = self.history[idx].content.strip()
@@ -449,6 +465,17 @@ class _Run:
         sub.salience = self.salience
         res = sub.resolve(prev, depth=depth + 1)
         return prev, (prev if res.ambiguous else res.query)
+
+    def _previous_question_index(self) -> int | None:
+        return next(
+            (
+                i
+                for i in range(len(self.history) - 1, -1, -1)
+                if self.history[i].role == "user"
+                and decide(self.history[i].content, self.history[:i]).decision is Decision.RETRIEVE
+            ),
+            None,
+        )
 
     def _carry(
         self,
@@ -528,6 +555,10 @@ class _Run:
 
     def _surface(self, phrase: Phrase) -> str:
         return surface_form(phrase.text, self._casing_texts)
+
+
+_CHAINED_KINDS = (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE)
+"""Pronouns that keep the previous question's topic when the previous question had one."""
 
 
 def _varied(question: str) -> str | None:
