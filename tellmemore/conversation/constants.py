@@ -65,6 +65,9 @@ read as their option): the selector's last 4 user turns and 2 answers, the candi
 window and the ellipsis chain all lie within them."""
 ELLIPSIS_DEPTH = 3
 PP_FRAGMENT_WORDS = 5
+COMPARE_WORDS = 6
+"""A "which is better ...?" of at most this many words after "which" compares the
+alternatives just discussed."""
 """A message of at most this many words that opens with a preposition and has no verb
 ("for kids too?") qualifies the previous question."""
 """How many chained ellipses ("and on holidays?" after "and on Sundays?") are unwound."""

@@ -114,6 +114,14 @@ _PRONOUN_AFTER_DEMONSTRATIVE = frozenset(
 )
 _NOT_A_HEAD = FUNCTION_WORDS | COMMON_VERBS
 
+_STILL_TRUE = (
+    r"^(?:is|are|was|would) (?:that|this|it|these|those) (?:also |still |the same |really )?"
+    r"(?:true|the case|so|valid|the same|right)\b"
+    r"|^(?:does|do|would|will) (?:that|this|it|these|those) (?:also |still )?"
+    r"(?:apply|work|hold|count)\b(?: (?:to|for|with)\b)?"  # "apply to X": X is the new subject
+)
+"""Asking whether the last answer holds elsewhere: "is that also true for e-bikes?"."""
+_STILL_TRUE_RE = re.compile(_STILL_TRUE, re.IGNORECASE)
 _REPAIR = r"^(?:(?:oh|no|sorry|excuse me|ah|nope)[,.!]?\s+)*i (?:meant|mean)\b(?: to say)?"
 """A repair ("oh I meant saturn"): the previous question again, about the fragment."""
 _OPENERS: tuple[tuple[re.Pattern[str], EllipsisKind | None], ...] = tuple(
@@ -124,6 +132,7 @@ _OPENERS: tuple[tuple[re.Pattern[str], EllipsisKind | None], ...] = tuple(
         (r"^same (?:question|thing|for|with|goes for|about|here)\b(?: (?:for|about|with))?", None),
         (r"^(?:and|but) (?:what|how) (?:if|for|on|in|about)\b", None),
         (r"^what if\b", EllipsisKind.MORE),
+        (_STILL_TRUE, None),
         (_REPAIR, None),
         (r"^(?:and|or|also|plus)\b", None),
         (
@@ -152,6 +161,11 @@ def find_referents(message: str) -> list[Referent]:
     toks = tokenize(message)
     out: list[Referent] = []
     i = 0
+    claim = _STILL_TRUE_RE.match(message.strip())
+    if claim is not None:  # "is that also true for ...": the answer's claim, an ellipsis
+        lead = len(message) - len(message.lstrip())
+        while i < len(toks) and toks[i].start < lead + claim.end():
+            i += 1
     while i < len(toks):
         ref = _referent_at(message, toks, i)
         if ref is None:
@@ -178,6 +192,8 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
         return _span(message, toks, i, i + 1, ReferentKind.WHICH)
     if w == "which" and nxt == "of" and nxt2 in ("them", "these", "those", "the"):
         return _span(message, toks, i, i + 2, ReferentKind.WHICH)
+    if w == "which" and _compares(toks, i):
+        return _span(message, toks, i, i, ReferentKind.WHICH)
     if w == "the" and nxt == "other":
         # "the other one", "the other option"; "the other parts of the world" is no pointer
         if nxt2 in ORDINAL_HEADS:
@@ -297,6 +313,27 @@ def gap2(message: str, toks: list[Token], i: int) -> bool:
 def _boundary_between(message: str, a: Token, b: Token) -> bool:
     """Clause punctuation between two tokens ("about that? and ...")."""
     return any(c in ",.;:?!()" for c in message[a.end : b.start])
+
+
+_COMPARATIVES = frozenset(
+    """
+        better worse cheaper faster slower safer easier cheapest fastest best worst safest
+        easiest more less most least bigger smaller larger
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+_COMPARE_VERBS = frozenset({"is", "are", "would", "should", "do", "does", "costs", "works"})
+
+
+def _compares(toks: list[Token], i: int) -> bool:
+    """ "which is better for a tourist?": a short question comparing the alternatives just
+    discussed, with no subject of its own."""
+    rest = [t.low for t in toks[i + 1 :]]
+    return (
+        bool(rest)
+        and rest[0] in _COMPARE_VERBS
+        and len(rest) <= C.COMPARE_WORDS
+        and any(w in _COMPARATIVES for w in rest[:3])
+    )
 
 
 def _it_takes_to(toks: list[Token], i: int) -> bool:

@@ -145,5 +145,9 @@ def test_issue7_that_commenting_on_the_answer_points_at_no_entity() -> None:
         "That means North Carolina has tough winters with some snow.",
     ):
         assert [r.text for r in find_referents(message)] == [], message
-    assert [r.text for r in find_referents("Is that the same for earthquakes?")] == ["that"]
+    # "Is that the same for earthquakes?" asks the previous question again (an ellipsis)
+    from tellmemore.conversation.referents import find_ellipsis
+
+    same = find_ellipsis("Is that the same for earthquakes?")
+    assert same is not None and same.fragment == "for earthquakes"
     assert [r.text for r in find_referents("does that cover weekends?")] == ["that"]

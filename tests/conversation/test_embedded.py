@@ -370,3 +370,36 @@ def test_a_pronoun_keeps_the_topic_the_previous_pronoun_was_bound_to() -> None:
         res = resolve("can I use my own domain with it?", history, stats=stats)
         assert res.query == "can I use my own domain with Status Page?"
         assert res.bindings == {"it": "Status Page"}
+
+
+LATE_FEE = [
+    U("what's the late fee for bikes?"),
+    A("A bike returned late costs 2 dollars per 15 minutes, up to 40 dollars per day."),
+]
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("is that also true for e-bikes?", "what's the late fee for e-bikes?"),
+        ("does that apply to e-bikes?", "what's the late fee for e-bikes?"),
+        ("does it also apply on weekends?", "what's the late fee for bikes on weekends?"),
+    ],
+)
+def test_asking_whether_the_answer_holds_elsewhere_asks_the_question_again(
+    message: str, expected: str
+) -> None:
+    res = resolve(message, LATE_FEE)
+    assert res.query == expected
+    assert list(res.bindings.values()) == ["what's the late fee for bikes?"]
+
+
+def test_which_is_better_compares_the_alternatives_just_listed() -> None:
+    history = [
+        U("compare the day pass and the monthly pass"),
+        A("Day pass: 12 dollars for 24 hours. Monthly pass: 25 dollars per month."),
+    ]
+    res = resolve("which is better for a tourist?", history)
+    assert res.query == "which of Day pass or Monthly pass is better for a tourist?"
+    own = "which is the best way to reset my password in the mobile app?"
+    assert resolve(own, history).query == own  # a long question with its own subject

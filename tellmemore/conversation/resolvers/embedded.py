@@ -121,6 +121,8 @@ class _Run:
         self.context = context
         self.salience = Salience(context.term_stats)
         self._depth = 0
+        self._chain: tuple[Phrase, str] | bool | None = False
+        """The chained antecedent once looked up (False: not yet)."""
         self._inner: tuple[str, int, int] | None = None
         """(message, end of its first name or distinctive phrase, end of its first noun
         phrase): pronouns after them may point inside the message."""
@@ -272,7 +274,13 @@ class _Run:
 
     def _chained_antecedent(self) -> tuple[Phrase, str] | None:
         """What the previous question's pronoun was bound to: "how much does it cost?"
-        then "can I use my own domain with it?" keep talking about Status Page."""
+        then "can I use my own domain with it?" keep talking about Status Page. Worked
+        out once per run, however many pronouns the message holds."""
+        if self._chain is False:
+            self._chain = self._find_chained()
+        return self._chain
+
+    def _find_chained(self) -> tuple[Phrase, str] | None:
         idx = self._previous_question_index()
         if idx is None:
             return None
