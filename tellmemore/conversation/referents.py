@@ -113,6 +113,13 @@ _PRONOUN_AFTER_DEMONSTRATIVE = frozenset(
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 _NOT_A_HEAD = FUNCTION_WORDS | COMMON_VERBS
+_SAYING = frozenset(
+    """
+        know knew think thought mean meant said say understand understood agree believe
+        see saw hear heard read guess doubt remember forgot expected
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Verbs whose "that" is what was said ("I know that"), never a thing of the documents."""
 
 _STILL_TRUE = (
     r"^(?:is|are|was|would) (?:that|this|it|these|those) (?:also |still |the same |really )?"
@@ -237,6 +244,8 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
             and not _boundary_between(message, prev, toks[i])
         ):
             return None  # "football that is popular", "know that ...": relative/complement
+        if w == "that" and prev is not None and prev.low in _SAYING and (nxt is None or gap):
+            return None  # "I know that", "I already read that": what was said
         if nxt in _DUMMY_IT_NEXT or _comments_on_the_answer(message, toks, i):
             return None  # "is that true?", "That is too bad.": the last answer, no entity
         if nxt is None or gap:

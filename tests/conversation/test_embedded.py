@@ -403,3 +403,28 @@ def test_which_is_better_compares_the_alternatives_just_listed() -> None:
     assert res.query == "which of Day pass or Monthly pass is better for a tourist?"
     own = "which is the best way to reset my password in the mobile app?"
     assert resolve(own, history).query == own  # a long question with its own subject
+
+
+@pytest.mark.parametrize("message", ["does the Basic plan include it?", "Did NASA fund it?"])
+def test_an_object_pronoun_is_not_its_own_clauses_subject(message: str) -> None:
+    """Binding theory: "it" as the object of "include" cannot be the Basic plan."""
+    history = [
+        U("can I use my own domain with Status Page?"),
+        A("Yes: a custom domain such as status.example.com, with HTTPS."),
+    ]
+    res = resolve(message, history)
+    assert res.bindings
+    assert next(iter(res.bindings.values())) == "Status Page"
+
+
+def test_a_possessive_may_be_its_own_clauses_subject() -> None:
+    history = [U("how do backups work?"), A("Backups run nightly.")]
+    message = "Does the Lite plan keep its data?"
+    assert resolve(message, history).query == message
+
+
+def test_that_after_a_verb_of_saying_is_what_was_said() -> None:
+    from tellmemore.conversation.referents import find_referents
+
+    assert not find_referents("I know that")
+    assert not find_referents("I think that is right")

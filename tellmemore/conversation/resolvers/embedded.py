@@ -73,7 +73,9 @@ from tellmemore.types import Decision, Resolution, Turn
 
 logger = logging.getLogger(__name__)
 
-_CLAUSE = re.compile(r"[,;:.?!]\s|\s(?:but|and|because|so|although|though|while)\s", re.I)
+_CLAUSE = re.compile(
+    r"[,;:.?!]\s|\s(?:but|and|because|so|although|though|while|since|unless)\s", re.I
+)
 """Where a clause ends: a noun phrase before it can be a later pronoun's antecedent."""
 _ALTERNATIVE_KINDS = (ReferentKind.ONE, ReferentKind.OTHER, ReferentKind.WHICH)
 _METALINGUISTIC = frozenset(
@@ -308,8 +310,11 @@ class _Run:
         if ref.kind not in (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE, ReferentKind.PERSON):
             return False
         strong, clause_end = self._inner_bounds(message)
-        # a noun phrase, then a clause boundary, then the pronoun
-        return strong <= ref.start or clause_end < ref.start
+        if clause_end < ref.start:
+            return True  # a noun phrase, then a clause boundary, then the pronoun
+        if ref.kind == ReferentKind.PRONOUN and _object_of_same_clause(message, ref, strong):
+            return False  # "does the Basic plan include it?": not the Basic plan itself
+        return strong <= ref.start
 
     def _inner_bounds(self, message: str) -> tuple[int, int]:
         """Where the message's first name or distinctive phrase ends, and where the clause
@@ -563,6 +568,19 @@ class _Run:
 
     def _surface(self, phrase: Phrase) -> str:
         return surface_form(phrase.text, self._casing_texts)
+
+
+def _object_of_same_clause(message: str, ref: Referent, strong: int) -> bool:
+    """A pronoun right after a verb, in the clause of the name before it, is that verb's
+    object: never the clause's own subject ("Did NASA fund it?", "does the Basic plan
+    include that?"). A possessive may be ("Does the Lite plan keep its data?")."""
+    if strong > ref.start or _CLAUSE.search(message[strong : ref.start]):
+        return False
+    before = tokenize(message[: ref.start])
+    if not before:
+        return False
+    verb = before[-1]
+    return verb.text.islower() and verb.low not in FUNCTION_WORDS
 
 
 _CHAINED_KINDS = (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE)
