@@ -92,6 +92,7 @@ PRONOUNS = {
 """No reflexives: "itself" is bound inside its own clause ("does it protect itself": the
 referent is "it") or emphatic after its own noun ("the Attorney General itself")."""
 DEMONSTRATIVES = frozenset({"that", "this", "these", "those"})
+_CONTRACTED_IT = frozenset({"it's", "it’s"})
 _DO = frozenset({"do", "did", "doing", "done"})
 
 _DUMMY_IT_NEXT = frozenset(
@@ -227,6 +228,10 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
     prev_low = toks[i - 1].low if i > 0 else None
     if w in ("it", "that", "this") and prev_low in _DO and (nxt is None or gap):
         return None  # "how can I do that?": the action, not a thing
+    if w in _CONTRACTED_IT:  # "if it's missed": "it" + "is"
+        if nxt in _DUMMY_IT_NEXT or _it_takes_to(toks, i):
+            return None
+        return _span(message, toks, i, i, ReferentKind.PRONOUN)
     if w in PRONOUNS:
         if w == "it" and (
             nxt in _DUMMY_IT_NEXT or _it_takes_to(toks, i) or (nxt in _RAISING and nxt2 != "to")

@@ -428,3 +428,13 @@ def test_that_after_a_verb_of_saying_is_what_was_said() -> None:
 
     assert not find_referents("I know that")
     assert not find_referents("I think that is right")
+
+
+def test_a_contracted_it_is_a_pronoun_and_keeps_its_verb() -> None:
+    history = [
+        U("what's the uptime SLA for Status Page?"),
+        A("Status Page Business commits to 99.99% monthly uptime of the public page."),
+    ]
+    res = resolve("what credit do I get if it's missed?", history)
+    assert res.query == "what credit do I get if the uptime SLA is missed?"
+    assert resolve("it's possible to claim?", history).query == "it's possible to claim?"
