@@ -107,8 +107,20 @@ _CITATION = re.compile(r"\s*\[\d{1,3}\]")
 
 
 def strip_citations(text: str) -> str:
-    """`text` without "[n]" markers, which hide sentence ends from the splitter."""
-    return _CITATION.sub("", text) if "[" in text else text
+    """`text` without "[n]" markers, which hide sentence ends from the splitter. A marker
+    between two words leaves a space: "Frankfurt[1]Berlin" is two words, not one."""
+    if "[" not in text:
+        return text
+    return _CITATION.sub(lambda m: " " if _joins_words(text, m) else "", text)
+
+
+def _joins_words(text: str, m: re.Match[str]) -> bool:
+    return (
+        m.start() > 0
+        and m.end() < len(text)
+        and text[m.start() - 1].isalnum()
+        and (text[m.end()].isalnum())
+    )
 
 
 def tokenize(text: str) -> list[Token]:

@@ -131,6 +131,7 @@ def check_conversation(index: SQLiteIndex, message: str, history: list[Turn]) ->
 @FAST
 @given(message=messages, history=histories)
 @example(message="tell me more", history=[Turn("assistant", "0\n1")])
+@example(message="0", history=[Turn("user", "Frankfurt[1]" * 40 + "Fran")])
 def test_decide_gate_resolve_never_raise_and_keep_their_contract(
     index: SQLiteIndex, message: str, history: list[Turn]
 ) -> None:
