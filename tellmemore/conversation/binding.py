@@ -200,11 +200,17 @@ def phrases(text: str) -> list[Phrase]:
     Cached by text: every turn re-reads the same history turns (the selector alone
     reads up to nine texts per turn), so each is parsed once per conversation.
     """
+    if len(text) > C.CACHE_MAX_CHARS:
+        return list(_parse_phrases(text))
     return list(_phrases(text))
 
 
 @functools.lru_cache(maxsize=C.PHRASE_CACHE_TEXTS)
 def _phrases(text: str) -> tuple[Phrase, ...]:
+    return _parse_phrases(text)
+
+
+def _parse_phrases(text: str) -> tuple[Phrase, ...]:
     toks = tokenize(text)
     out: list[Phrase] = []
     run: list[Token] = []

@@ -26,6 +26,9 @@ from tellmemore.conversation.text import is_protected, tokenize
 
 MIN_WORD = 4
 """Shorter words have too many neighbours to pick one."""
+MAX_WORD = 30
+"""Longer "words" are no typos (a pasted token, "xxxx..."): their edit-distance-1
+neighbourhood alone would be 53 x n strings of length n."""
 MAX_FIXES = 2
 """Words corrected per query (each costs one term_stats call over ~50 x length words)."""
 MIN_DF = 3
@@ -52,7 +55,9 @@ def _correct(
     for i, tok in enumerate(toks):
         word = tok.text
         low = word.lower()
-        if len(low) < MIN_WORD or not low.isalpha() or not low.isascii() or is_protected(word):
+        if not MIN_WORD <= len(low) <= MAX_WORD or not low.isalpha() or not low.isascii():
+            continue
+        if is_protected(word):
             continue
         if i > 0 and word[:1].isupper():
             continue  # a name ("Hamnet"), not a typo

@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from tellmemore.conversation import constants as C
+
 _WORD = re.compile(r"[^\W_](?:[\w'’./+&-]*[^\W_])?")
 """A word, a code ("ERR-4021", "v6.15.0", "4-hour") or a number; inner punctuation kept."""
 
@@ -130,10 +132,12 @@ def tokenize(text: str) -> list[Token]:
 
 def words(text: str) -> list[str]:
     """Lower-cased words of `text`, possessive "'s" removed."""
+    if len(text) > C.CACHE_MAX_CHARS:  # a huge message is read once: keep nothing of it
+        return [norm(t.text) for t in tokenize(text)]
     return list(_words(text))
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=4096)
 def _words(text: str) -> tuple[str, ...]:
     """Cached: every turn re-reads the same history turns for their words."""
     return tuple(norm(t.text) for t in tokenize(text))

@@ -23,6 +23,7 @@ from tellmemore.assistant import Assistant
 from tellmemore.config import Settings
 from tellmemore.conversation.decide import decide
 from tellmemore.conversation.gate import gate
+from tellmemore.conversation.referents import find_referents
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
 from tellmemore.conversation.text import protected_tokens, tokenize
 from tellmemore.errors import InputError
@@ -103,10 +104,9 @@ def occurs_in(antecedent: str, history: list[Turn], summary: str) -> bool:
     from tellmemore.conversation.text import stem, words
 
     texts = [{stem(w) for w in words(t)} for t in (summary, *(t.content for t in history))]
-    parts = re.split(r",\s|\sor\s|\n", antecedent.lower())
-    return all(
-        any({stem(w) for w in words(p)} <= t for t in texts) for p in parts if words(p)
-    )
+    # split as written: lower-casing first would cut "İstanbul" at its combining dot
+    parts = re.split(r",\s|\sor\s|\n", antecedent, flags=re.IGNORECASE)
+    return all(any({stem(w) for w in words(p)} <= t for t in texts) for p in parts if words(p))
 
 
 def check_conversation(index: SQLiteIndex, message: str, history: list[Turn]) -> None:
@@ -119,9 +119,13 @@ def check_conversation(index: SQLiteIndex, message: str, history: list[Turn]) ->
     query_tokens = {t.text for t in tokenize(res.query)}
     for token in protected_tokens(message):
         assert token in query_tokens, f"the query lost {token!r}: {res.query[:200]!r}"
+    pointers = {r.text for r in find_referents(message)}
     for referent, antecedent in res.bindings.items():
-        if referent != "scope":
+        if referent in pointers or referent == "topic":  # a phrase said in one turn
             assert occurs_in(antecedent, history, context.summary), (referent, antecedent)
+        elif referent != "scope":  # the previous question made standalone: its words
+            said = [Turn("user", "\n".join(t.content for t in history) + "\n" + message)]
+            assert occurs_in(antecedent, said, context.summary), (referent, antecedent)
     if res.ambiguous:
         assert res.clarification and len(res.candidates) >= 2
         for candidate in res.candidates:
@@ -132,6 +136,7 @@ def check_conversation(index: SQLiteIndex, message: str, history: list[Turn]) ->
 @given(message=messages, history=histories)
 @example(message="tell me more", history=[Turn("assistant", "0\n1")])
 @example(message="0", history=[Turn("user", "Frankfurt[1]" * 40 + "Fran")])
+@example(message="0", history=[Turn("user", "İstanbul" * 60)])
 def test_decide_gate_resolve_never_raise_and_keep_their_contract(
     index: SQLiteIndex, message: str, history: list[Turn]
 ) -> None:
