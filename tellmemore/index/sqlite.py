@@ -397,6 +397,8 @@ class SQLiteIndex:
             if self._exact_df[0] != generation:
                 self._exact_df = (generation, {})
             known = self._exact_df[1]
+            if len(known) + len(originals) > _STEM_CACHE_SIZE:
+                known.clear()  # bounded like the stem cache: every word users type lands here
             vocab = self._vocabulary(generation, n_chunks)
             df: dict[str, int] = {}
             for term in originals:
@@ -463,17 +465,19 @@ class SQLiteIndex:
         """Each term's tokens as FTS5 indexes them (porter unicode61), cached."""
         cache = self._stem_cache
         missing = [t for t in dict.fromkeys(terms) if t not in cache]
-        if missing:
-            conn = self._tokenizer()
-            conn.execute("DELETE FROM t")
-            conn.executemany("INSERT INTO t (rowid, x) VALUES (?, ?)", enumerate(missing, 1))
-            found: dict[str, list[str]] = {t: [] for t in missing}
-            for doc, token in conn.execute("SELECT doc, term FROM tv ORDER BY doc, offset"):
-                found[missing[doc - 1]].append(token)
-            if len(cache) + len(found) > _STEM_CACHE_SIZE:
-                cache.clear()
-            cache.update({t: tuple(v) for t, v in found.items()})
-        return {t: cache[t] for t in terms}
+        if not missing:
+            return {t: cache[t] for t in terms}
+        conn = self._tokenizer()
+        conn.execute("DELETE FROM t")
+        conn.executemany("INSERT INTO t (rowid, x) VALUES (?, ?)", enumerate(missing, 1))
+        found: dict[str, list[str]] = {t: [] for t in missing}
+        for doc, token in conn.execute("SELECT doc, term FROM tv ORDER BY doc, offset"):
+            found[missing[doc - 1]].append(token)
+        out = {t: tuple(found[t]) if t in found else cache[t] for t in terms}
+        if len(cache) + len(found) > _STEM_CACHE_SIZE:
+            cache.clear()  # after `out`: a term cached before the clear is still answered
+        cache.update({t: tuple(v) for t, v in found.items()})
+        return out
 
     def _tokenizer(self) -> sqlite3.Connection:
         if self._tok_conn is None:

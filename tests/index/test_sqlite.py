@@ -474,3 +474,20 @@ def test_a_write_makes_the_vocabulary_stale_and_counts_stay_exact(tmp_path: Path
         assert index.wait_for_vocabulary(timeout=30)
         index._exact_df = (-1, {})
         assert index.term_stats(["alpha", "kilo"]).df == {"alpha": 5, "kilo": 2}
+
+
+def test_the_exact_count_cache_is_bounded_and_counts_stay_right(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every word users type is counted once and kept until the next write: without a
+    bound a long-running service's cache grows with every new word."""
+    import tellmemore.index.sqlite as sqlite_module
+
+    monkeypatch.setattr(sqlite_module, "_STEM_CACHE_SIZE", 50)
+    emb = FakeEmbedder()
+    with SQLiteIndex(tmp_path / "index.db", dimension=64) as index:
+        _put(index, emb, _chunks("a", 3, "alpha"))
+        for n in range(20):
+            stats = index.term_stats([f"word{n}x{i}" for i in range(10)] + ["alpha"])
+            assert stats.df["alpha"] == 3
+            assert len(index._exact_df[1]) <= 50
