@@ -17,6 +17,7 @@ from tellmemore.conversation.compose import parse_clarification
 from tellmemore.conversation.definites import find_definite
 from tellmemore.conversation.referents import find_ellipsis, find_referents
 from tellmemore.conversation.text import (
+    AUXILIARIES,
     COMMON_VERBS,
     FUNCTION_WORDS,
     RELATIONAL_NOUNS,
@@ -96,8 +97,7 @@ def _is_fragment(message: str) -> bool:
     ws = words(message)
     if any(w in _QUESTION_WORDS or w in COMMON_VERBS for w in ws):
         return False
-    aux = {"is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "will"}
-    return not any(w in aux for w in ws) and all(
+    return not any(w in AUXILIARIES for w in ws) and all(
         w not in FUNCTION_WORDS or w in ("the", "a", "an", "of", "and", "for", "in", "on")
         for w in ws
     )

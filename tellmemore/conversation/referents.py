@@ -13,7 +13,13 @@ import re
 from dataclasses import dataclass
 
 from tellmemore.conversation import constants as C
-from tellmemore.conversation.text import COMMON_VERBS, FUNCTION_WORDS, Token, tokenize
+from tellmemore.conversation.text import (
+    AUXILIARIES,
+    COMMON_VERBS,
+    FUNCTION_WORDS,
+    Token,
+    tokenize,
+)
 
 
 class ReferentKind(enum.StrEnum):
@@ -388,23 +394,21 @@ def find_ellipsis(message: str) -> Ellipsis | None:
     return _prepositional_fragment(text)
 
 
-_VERB_LIKE = frozenset(
-    """
-        is are was were be been am do does did can could will would should shall may might
-        must have has had
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_PP_FRAGMENT_CHARS = 120
+"""Longer than any PP_FRAGMENT_WORDS-word qualifier with "as well"."""
 _ALSO_END = re.compile(r"[\s,]+(?:too|also|as well)\W*$", re.IGNORECASE)
 
 
 def _prepositional_fragment(text: str) -> Ellipsis | None:
     """ "for kids too?", "on weekends?", "In water": a bare qualifier of the previous
     question (no verb, no question word, a few words)."""
+    if len(text) > _PP_FRAGMENT_CHARS:  # a long message is no bare qualifier: not tokenised
+        return None
     fragment = _ALSO_END.sub("", text).strip(" ,.;:?!-\t\n")
     toks = tokenize(fragment)
     if not 2 <= len(toks) <= C.PP_FRAGMENT_WORDS or toks[0].low not in _PREPOSITIONS:
         return None
-    if {t.low for t in toks[1:]} & (_VERB_LIKE | COMMON_VERBS | _WH_WORDS):
+    if {t.low for t in toks[1:]} & (AUXILIARIES | COMMON_VERBS | _WH_WORDS):
         return None
     fragment = toks[0].low + fragment[len(toks[0].text) :]  # "In water" -> "in water"
     return Ellipsis(opener=toks[0].low, fragment=fragment, kind=EllipsisKind.MODIFIER)

@@ -81,6 +81,14 @@ GENERIC_NOUNS = frozenset(
 )
 """Nouns too generic to be what a pronoun points at when they stand alone."""
 
+AUXILIARIES = frozenset(
+    """
+    is are was were be been am do does did can could will would should shall may might
+    must have has had
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Auxiliary verbs: a message holding one is a clause, not a bare fragment."""
+
 RELATIONAL_NOUNS = frozenset(
     """
     maximum minimum max min limit limits price prices cost costs fee fees total average
@@ -121,7 +129,7 @@ def _joins_words(text: str, m: re.Match[str]) -> bool:
         m.start() > 0
         and m.end() < len(text)
         and text[m.start() - 1].isalnum()
-        and (text[m.end()].isalnum())
+        and text[m.end()].isalnum()
     )
 
 

@@ -214,7 +214,7 @@ class _Run:
         query = splice(message, edits)
         if ellipsis is not None and ellipsis.kind != EllipsisKind.MORE:
             again = find_ellipsis(query) or ellipsis
-            res = self._ellipsis(query, again, cands, depth, typed=ellipsis.fragment)
+            res = self._ellipsis(query, again, cands, depth, typed_fragment=ellipsis.fragment)
             return replace(res, bindings={**bindings, **res.bindings})
         if from_assistant:
             scope = self._scope(query, bindings, cands)
@@ -428,14 +428,14 @@ class _Run:
         cands: list[Candidate],
         depth: int,
         *,
-        typed: str | None = None,
+        typed_fragment: str | None = None,
     ) -> Resolution:
-        """`typed`: the fragment as the user typed it, when a referent in it was just bound
+        """`typed_fragment`: the fragment as the user typed it, when a referent in it was just bound
         ("and the monthly one?" -> "and Monthly pass?"): whether it names a subject of its
         own is judged on the user's words, not on the antecedent's capitals."""
         own = [
             t.text
-            for t in tokenize(ellipsis.fragment if typed is None else typed)
+            for t in tokenize(ellipsis.fragment if typed_fragment is None else typed_fragment)
             if t.low not in FUNCTION_WORDS and t.low not in GENERIC_NOUNS
         ]
         distinctive = [
@@ -450,12 +450,12 @@ class _Run:
         prev = self._previous_question(depth)
         if ellipsis.kind == EllipsisKind.MORE or prev is None:
             return self._carry(message, cands, key=ellipsis.opener.strip().lower())
-        typed, base = prev
+        previous, base = prev
         fragment = ellipsis.fragment
         if ellipsis.kind == EllipsisKind.MODIFIER:
             query = splice_modifier(base, fragment)
         else:
-            query = substitute_subject(base, fragment, self.salience, varied=_varied(typed))
+            query = substitute_subject(base, fragment, self.salience, varied=_varied(previous))
         if query is None:
             return self._carry(message, cands, key=ellipsis.opener.strip().lower())
         # bound to the previous question made standalone: "Answering about: does the Pro
@@ -573,15 +573,19 @@ class _Run:
 def _object_of_same_clause(message: str, ref: Referent, strong: int) -> bool:
     """A pronoun right after a verb, in the clause of the name before it, is that verb's
     object: never the clause's own subject ("Did NASA fund it?", "does the Basic plan
-    include that?"). A possessive may be ("Does the Lite plan keep its data?")."""
+    include it?"). A possessive may be ("Does the Lite plan keep its data?")."""
     if strong > ref.start or _CLAUSE.search(message[strong : ref.start]):
         return False
-    before = tokenize(message[: ref.start])
+    # only the word before matters: no re-tokenising the whole prefix for every pronoun
+    before = tokenize(message[max(0, ref.start - _LOOKBACK_CHARS) : ref.start])
     if not before:
         return False
     verb = before[-1]
     return verb.text.islower() and verb.low not in FUNCTION_WORDS
 
+
+_LOOKBACK_CHARS = 40
+"""Enough text before a pronoun to hold the word before it."""
 
 _CHAINED_KINDS = (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE)
 """Pronouns that keep the previous question's topic when the previous question had one."""
