@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from tellmemore.answer import superlatives
 from tellmemore.answer.extractive import best_sentences, units
 from tellmemore.testing.conformance import make_chunk
 from tellmemore.types import Hit
@@ -39,3 +42,65 @@ def test_a_sentence_announcing_a_list_is_quoted_with_its_items() -> None:
 def test_the_items_come_only_with_a_sentence_announcing_them_for_the_question() -> None:
     quoted = [e.sentence for e in best_sentences("is annual billing cheaper?", [hit(PLANS)])]
     assert "Plan: Starter; Price: $49." not in quoted
+
+
+TIERS_TABLE = (
+    "Cloud Connect is sold in three plans.\n\n"
+    "| Plan | Price per month | Sites included | Bandwidth per site |\n"
+    "| --- | --- | --- | --- |\n"
+    "| Pro | $299 | 10 | 1 Gbit/s |\n"
+    "| Starter | $49 | 2 | 100 Mbit/s |\n"
+    "| Enterprise | from $1,450 | unlimited | 10 Gbit/s |\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "plan"),
+    [
+        ("which one is the cheapest?", "Starter"),
+        ("which plan is the most expensive?", "Enterprise"),
+        ("which plan includes the most sites?", "Enterprise"),  # "unlimited" beats 10
+        ("which plan has the fewest sites?", "Starter"),
+        ("which is the fastest?", "Enterprise"),  # 10 Gbit/s beats 100 Mbit/s and 1 Gbit/s
+        ("which plan has the lowest bandwidth per site?", "Starter"),  # Mbit/s < Gbit/s
+    ],
+)
+def test_a_superlative_question_opens_with_the_row_the_numbers_pick(question, plan) -> None:
+    """The best-ranked row (Pro, first in the table) is not the answer; the numbers decide,
+    and the losing rows are not quoted."""
+    quoted = [e.sentence for e in best_sentences(question, [hit(TIERS_TABLE)])]
+    assert quoted[0].startswith(f"Plan: {plan};")
+    assert sum(s.startswith("Plan: ") for s in quoted) == 1
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what plans are there?",  # no superlative
+        "which plan has the most regions?",  # a column the table lacks
+        "which one has the best support?",  # "best" compares no number
+    ],
+)
+def test_without_a_comparable_column_the_rows_are_quoted_as_ranked(question) -> None:
+    quoted = [e.sentence for e in best_sentences(question, [hit(TIERS_TABLE)])]
+    assert superlatives.pick(question, quoted) is None
+
+
+def test_a_tie_picks_no_row() -> None:
+    rows = ["Plan: A; Price: $10.", "Plan: B; Price: $10.", "Plan: C; Price: $20."]
+    assert superlatives.pick("which is the cheapest?", rows) is None
+    assert superlatives.pick("which is the most expensive?", rows) == "Plan: C; Price: $20."
+
+
+def test_rows_of_different_tables_are_not_compared() -> None:
+    rows = ["Plan: A; Price: $10.", "Pass: Day; Price: $5; Valid: 1 day.", "Plan: B; Price: $30."]
+    assert superlatives.pick("which is the cheapest?", rows) == "Plan: A; Price: $10."
+
+
+@pytest.mark.parametrize(
+    ("cell", "number"),
+    [("$1,450", 1450.0), ("from $1,450", 1450.0), ("10 Gbit/s", 1e10), ("100 Mbit/s", 1e8),
+     ("unlimited", float("inf")), ("2", 2.0), ("1.5 GB", 1.5e9), ("none", None)],
+)  # fmt: skip
+def test_cell_values_read_units_and_unlimited(cell, number) -> None:
+    assert superlatives.value(cell) == number

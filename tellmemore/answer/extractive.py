@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tellmemore.answer import superlatives
 from tellmemore.types import Hit
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-']*")
@@ -250,7 +251,22 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
             if (hi, sj) not in quoted:
                 quoted.add((hi, sj))
                 out.append(Extract(sentence=chunk_units[hi][sj].text, hit_index=hi, score=sc))
-    return out
+    return _superlative_first(query, chunk_units, out)
+
+
+def _superlative_first(
+    query: str, chunk_units: Sequence[Sequence[Unit]], out: list[Extract]
+) -> list[Extract]:
+    """For "which plan is the cheapest?", the row the numbers pick opens the answer and
+    the other rows go: quoting every plan's price would leave the choice to the reader."""
+    rows = [(hi, u.text) for hi, us in enumerate(chunk_units) for u in us if u.item]
+    picked = superlatives.pick(query, [text for _, text in rows])
+    if picked is None:
+        return out
+    hit_index = next(hi for hi, text in rows if text == picked)
+    score = max((e.score for e in out), default=0.0)
+    others = [e for e in out if superlatives.parse_row(e.sentence) is None]
+    return [Extract(sentence=picked, hit_index=hit_index, score=score), *others]
 
 
 def _announces(sentence: str, q_terms: set[str]) -> bool:
