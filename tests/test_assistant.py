@@ -48,7 +48,12 @@ def test_a_sentence_announcing_a_table_is_quoted_with_its_rows(sample_assistant)
     follow = chat.ask("which one is the cheapest?")
     assert follow.answering_about is not None
     assert follow.answering_about.startswith("Starter or Pro or Enterprise")
-    assert "$49" in follow.answer
+    assert follow.answer.startswith("Plan: Starter;")  # the numbers pick the row
+    assert "Plan: Pro;" not in follow.answer
+    # the option the answer picked is what "it" means next, not a column of its row
+    sites = chat.ask("how many sites does it include?")
+    assert sites.bindings.get("it") == "Starter"
+    assert "two sites" in sites.answer or "Sites included: 2" in sites.answer
 
 
 def test_generation_path_gets_the_real_message_in_the_trace(sample_assistant) -> None:

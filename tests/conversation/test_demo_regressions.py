@@ -151,3 +151,42 @@ def test_issue7_that_commenting_on_the_answer_points_at_no_entity() -> None:
     same = find_ellipsis("Is that the same for earthquakes?")
     assert same is not None and same.fragment == "for earthquakes"
     assert [r.text for r in find_referents("does that cover weekends?")] == ["that"]
+
+
+PLANS_ANSWER = (
+    "Cloud Connect is sold in three plans. [1] Plan: Starter; Plan code: CC-STARTER-2026; "
+    "Price per month: $49; Sites included: 2. [1] Plan: Pro; Plan code: CC-PRO-2026; Price "
+    "per month: $299; Sites included: 10. [1] Plan: Enterprise; Plan code: CC-ENT-2026; "
+    "Price per month: from $1,450; Sites included: unlimited. [1]"
+)
+CHEAPEST = [
+    U("what plans does Cloud Connect have?"),
+    A(PLANS_ANSWER),
+    U("which one is the cheapest?"),
+    A(
+        "Plan: Starter; Plan code: CC-STARTER-2026; Price per month: $49; Sites included: 2; "
+        "Bandwidth per site: 100 Mbit/s; Support tier: Community forum. [1]"
+    ),
+]
+
+
+def test_the_picked_option_is_the_one_the_answer_names_first() -> None:
+    answer = "Enterprise is the largest; Starter and Pro include fewer sites. [1]"
+    history = [*CHEAPEST[:2], U("which one has the most sites?"), A(answer)]
+    res = resolve("how much does it cost?", history)
+    assert res.bindings.get("it") == "Enterprise"
+
+
+def test_without_a_which_question_it_is_not_read_as_a_picked_option() -> None:
+    history = [*CHEAPEST[:2], U("how much is the Pro plan?"), A(A5)]
+    res = resolve("how many sites does it include?", history)
+    assert res.bindings.get("it") != "Starter"
+
+
+def test_the_class_noun_of_the_alternatives_is_no_scope() -> None:
+    """ "which of Starter or Pro or Enterprise for plans": "plans" is what the options are,
+    not where the question applies; the product name is."""
+    res = resolve("which one is the cheapest?", CHEAPEST[:2])
+    assert res.bindings.get("which one") == "Starter or Pro or Enterprise"
+    assert "for plans" not in res.query
+    assert res.bindings.get("scope") in (None, "Cloud Connect")

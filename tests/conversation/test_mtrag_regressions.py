@@ -250,3 +250,34 @@ def test_a_request_verb_is_no_part_of_a_phrase() -> None:
     assert "List" not in [p.text for p in phrases("List the benefits of the Lite plan.")]
     assert [p.text for p in phrases("Please list the steps.")] == ["steps"]
     assert [p.text for p in phrases("Name servers are slow")] == ["Name servers"]
+
+
+_ASKS_WHICH = (
+    "The steps differ for a Standard Storage Bucket and an Archive Storage Bucket. If you "
+    "tell me which type of bucket you mean, I can give you the steps. [1]"
+)
+_BUCKETS = [U("How do I create a bucket?"), A(_ASKS_WHICH)]
+
+
+@pytest.mark.parametrize(
+    ("reply", "chosen"),
+    [
+        ("The regular one.", "regular Storage Bucket"),  # names neither: that kind of bucket
+        ("archive", "Archive Storage Bucket"),  # names one of them
+    ],
+)
+def test_a_reply_to_an_answer_asking_which_qualifies_the_question_asked(reply, chosen) -> None:
+    res = EmbeddedResolver().resolve(reply, _BUCKETS, ResolveContext())
+    assert res.query == f"How do I create a bucket ({chosen})?"
+    assert res.bindings == {reply.strip(" ."): chosen}
+
+
+def test_an_answer_that_asks_nothing_offers_no_choice() -> None:
+    """ "which" opening a relative clause asks the user nothing."""
+    told = (
+        "A Standard Storage Bucket, which suits hot data, costs more than an Archive Storage "
+        "Bucket. [1]"
+    )
+    history = [U("How do I create a bucket?"), A(told)]
+    res = EmbeddedResolver().resolve("The regular one.", history, ResolveContext())
+    assert "How do I create" not in res.query

@@ -49,6 +49,7 @@ from tellmemore.conversation.definites import find_definite, spliced
 from tellmemore.conversation.gate import GateResult, gate
 from tellmemore.conversation.lists import list_items
 from tellmemore.conversation.referents import (
+    ORDINAL_HEADS,
     Ellipsis,
     EllipsisKind,
     Referent,
@@ -261,6 +262,9 @@ class _Run:
                 joined = " or ".join(self._surface(p) for p in pair)
                 return Phrase(joined, tuple(s for p in pair for s in p.stems)), "assistant"
         if ref.kind in _CHAINED_KINDS and self._depth < C.ELLIPSIS_DEPTH:
+            picked = self._picked_alternative()
+            if picked is not None and agreement(ref, picked) >= 1.0:
+                return picked, "assistant"
             chained = self._chained_antecedent()
             if chained is not None and agreement(ref, chained[0]) >= 1.0:
                 return chained
@@ -273,6 +277,27 @@ class _Run:
         if best.score < C.MIN_ANTECEDENT:
             return None
         return best.phrase, best.role
+
+    def _picked_alternative(self) -> Phrase | None:
+        """The alternative the last answer picked when the question before it asked which
+        one: after "which one is the cheapest?" answered "Plan: Starter; ... $49", the "it"
+        of "how many sites does it include?" is Starter, not a phrase of the answer."""
+        h = self.history
+        if len(h) < 3 or h[-1].role != "assistant" or h[-2].role != "user":
+            return None
+        if not any(r.kind == ReferentKind.WHICH for r in find_referents(h[-2].content)):
+            return None
+        offered = next(
+            (
+                items
+                for turn in reversed(h[:-2])
+                if turn.role == "assistant" and len(items := list_items(turn.content)) >= 2
+            ),
+            [],
+        )
+        answer = strip_citations(h[-1].content).lower()
+        found = [(pos, item) for item in offered if (pos := _mention(answer, item)) >= 0]
+        return min(found, key=lambda f: f[0])[1] if found else None
 
     def _chained_antecedent(self) -> tuple[Phrase, str] | None:
         """What the previous question's pronoun was bound to: "how much does it cost?"
@@ -415,6 +440,8 @@ class _Run:
                 continue
             if c.score < C.SCOPE_MIN and not self._is_name(c.phrase):
                 continue  # a product name is scope even when every document names it
+            if all(w.lower() in ORDINAL_HEADS for w in c.phrase.text.split()):
+                continue  # "plans" scopes nothing: "does Starter for plans include ..."
             if not set(c.stems) & have:
                 return c.phrase
         return None
@@ -539,26 +566,33 @@ class _Run:
 
     def _clarification_reply(self, message: str, depth: int) -> Resolution | None:
         """ "enterprise" after "Do you mean Standard or Enterprise escalation?" resolves the
-        question that got the clarification, with the chosen alternative."""
+        question that got the clarification, with the chosen alternative. So does "the
+        regular one" after an answer that asks which of two permits the user means."""
         h = self.history
         if len(h) < 2 or h[-1].role != "assistant":
             return None
-        options = parse_clarification(h[-1].content)
-        if not options or len(content_words(message)) > C.CLARIFY_REPLY_WORDS:
+        if len(content_words(message)) > C.CLARIFY_REPLY_WORDS:
             return None
-        said = {stem(w) for w in content_words(message)}
-        shared = set.intersection(*(set(map(stem, content_words(o))) for o in options))
-        chosen = [o for o in options if (set(map(stem, content_words(o))) - shared) & said]
-        if len(chosen) != 1:
+        options = _offered_choice(h[-1].content)
+        if not options:
+            return None
+        chosen = _chosen_option(message, options)
+        if chosen is None:
             return None
         orig = max((i for i, t in enumerate(h[:-1]) if t.role == "user"), default=None)
         if orig is None:
             return None
+        question = h[orig].content.strip()
+        if not find_referents(question) and find_ellipsis(question) is None:
+            # "How do I apply?" has nothing to bind the choice to: it qualifies the question
+            chosen_phrase = Phrase(chosen, tuple(stem(w) for w in content_words(chosen)))
+            return Resolution(
+                query=append_phrases(question, [(chosen_phrase, chosen)]),
+                bindings={message.strip(" .?!"): chosen},
+            )
         sub = _Run(h[:orig], self.context)
-        res = sub.resolve(h[orig].content, depth=depth + 1, prefer=chosen[0])
-        if res.ambiguous:
-            return None
-        return res
+        res = sub.resolve(question, depth=depth + 1, prefer=chosen)
+        return None if res.ambiguous else res
 
     def _is_name(self, phrase: Phrase) -> bool:
         """Every word capitalised somewhere in the conversation ("doctor strange" typed by
@@ -568,6 +602,58 @@ class _Run:
 
     def _surface(self, phrase: Phrase) -> str:
         return surface_form(phrase.text, self._casing_texts)
+
+
+_ASKS_TO_CHOOSE = re.compile(
+    r"\b(?:tell me|let me know|specify|clarify|indicate)\b[^.?!]*\b(?:which|what)\b"
+    r"|\bwhich\b[^.!?]*\?|\b(?:do you mean|are you (?:asking|referring|interested))\b",
+    re.IGNORECASE,
+)
+"""An answer that asks the user to choose ("If you tell me which type of permit ...")."""
+
+
+def _offered_choice(answer: str) -> list[str] | None:
+    """The alternatives an answer asks the user to choose between: our own "Do you mean X
+    or Y?", or two phrases of one head in an answer that asks which one is meant."""
+    options = parse_clarification(answer)
+    if options or not _ASKS_TO_CHOOSE.search(answer):
+        return options
+    found = [Candidate(p, 0.0, 0, "assistant") for p in phrases(strip_citations(answer))]
+    pair = same_head_pair(found)
+    return [pair[0].text, pair[1].text] if pair is not None else None
+
+
+def _chosen_option(reply: str, options: list[str]) -> str | None:
+    """The option a short reply picks by one of its own words ("enterprise"); "the regular
+    one", naming none of them, is that kind of the options' shared head ("regular
+    Instruction Permit")."""
+    said = {stem(w) for w in content_words(reply)}
+    words = [set(map(stem, content_words(o))) for o in options]
+    shared = set.intersection(*words)
+    chosen = [o for o, ws in zip(options, words, strict=True) if (ws - shared) & said]
+    if len(chosen) == 1:
+        return chosen[0]
+    one = next((r for r in find_referents(reply) if r.kind == ReferentKind.ONE), None)
+    if chosen or one is None or not one.modifier or stem(one.modifier) in shared:
+        return None
+    tail = _shared_tail(options)
+    return f"{one.modifier} {tail}" if tail else None
+
+
+def _shared_tail(options: list[str]) -> str:
+    """The words every option ends with: "Instruction Permit" of "California Instruction
+    Permit" and "California Motorcycle Instruction Permit"."""
+    split = [o.split() for o in options]
+    n = 0
+    while all(len(s) > n for s in split) and len({s[-1 - n].lower() for s in split}) == 1:
+        n += 1
+    return " ".join(split[0][len(split[0]) - n :]) if n else ""
+
+
+def _mention(text: str, item: Phrase) -> int:
+    """Where lower-cased `text` first names `item` as a whole word, else -1."""
+    m = re.search(rf"\b{re.escape(item.text.lower())}\b", text)
+    return m.start() if m else -1
 
 
 def _object_of_same_clause(message: str, ref: Referent, strong: int) -> bool:
