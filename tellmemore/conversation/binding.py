@@ -272,11 +272,15 @@ def _parse_phrases(text: str) -> tuple[Phrase, ...]:
 
 
 def _opens_request(low: str, following: list[Token]) -> bool:
-    """ "Name two spacecraft", "List the benefits": an imperative verb, not a noun
-    ("Name servers are slow" keeps its noun)."""
-    if low not in _IMPERATIVES or not following:
+    """ "Name two spacecraft", "List the benefits", "Excuse me": an imperative verb, not
+    a noun ("Name servers are slow" keeps its noun)."""
+    if not following:
         return False
     nxt = following[0]
+    if low in ("excuse", "pardon") and nxt.low == "me":
+        return True  # "Excuse me, I meant ...": a formula, not a subject
+    if low not in _IMPERATIVES:
+        return False
     return nxt.low in _DETS or nxt.low in _NUMBER_WORDS or nxt.text.isdigit()
 
 

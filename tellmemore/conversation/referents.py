@@ -100,6 +100,8 @@ referent is "it") or emphatic after its own noun ("the Attorney General itself")
 DEMONSTRATIVES = frozenset({"that", "this", "these", "those"})
 _CONTRACTED_IT = frozenset({"it's", "it’s"})
 _DO = frozenset({"do", "did", "doing", "done"})
+_HOW = frozenset({"using", "with", "without", "via", "through", "by", "from", "in", "on"})
+"""Words after "do it" that say how the action is done ("do it using Carthage")."""
 
 _DUMMY_IT_NEXT = frozenset(
     """
@@ -232,8 +234,8 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
     if w in ("that", "this", "the") and nxt2 in ("one", "ones") and nxt not in FUNCTION_WORDS:
         return _span(message, toks, i, i + 2, ReferentKind.ONE, modifier=nxt)
     prev_low = toks[i - 1].low if i > 0 else None
-    if w in ("it", "that", "this") and prev_low in _DO and (nxt is None or gap):
-        return None  # "how can I do that?": the action, not a thing
+    if w in ("it", "that", "this") and prev_low in _DO and (nxt is None or gap or nxt in _HOW):
+        return None  # "how can I do that?", "do it using Carthage": the action, not a thing
     if w in _CONTRACTED_IT:  # "if it's missed": "it" + "is"
         if nxt in _DUMMY_IT_NEXT or _it_takes_to(toks, i):
             return None

@@ -281,3 +281,22 @@ def test_an_answer_that_asks_nothing_offers_no_choice() -> None:
     history = [U("How do I create a bucket?"), A(told)]
     res = EmbeddedResolver().resolve("The regular one.", history, ResolveContext())
     assert "How do I create" not in res.query
+
+
+def test_excuse_me_is_a_formula_not_an_antecedent() -> None:
+    assert [p.text for p in phrases("Excuse me, I meant the Carthage install.")] == [
+        "Carthage install"
+    ]
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["What are the instructions to do it using Carthage?", "can I do that with the CLI?"],
+)
+def test_do_it_followed_by_how_is_the_action_not_a_thing(message: str) -> None:
+    assert not find_referents(message)
+
+
+def test_it_after_do_as_a_main_verb_object_is_still_a_referent() -> None:
+    assert find_referents("does it do backups?")
+    assert find_referents("how often do they do it for the Pro plan?")
