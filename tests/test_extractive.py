@@ -104,3 +104,13 @@ def test_rows_of_different_tables_are_not_compared() -> None:
 )  # fmt: skip
 def test_cell_values_read_units_and_unlimited(cell, number) -> None:
     assert superlatives.value(cell) == number
+
+
+def test_a_table_the_question_does_not_name_is_not_compared() -> None:
+    """ "which pass is the cheapest?" retrieved a table of plans beside the passes: the
+    cheapest plan is no answer to it."""
+    plans = ["Plan: Starter; Price: $49.", "Plan: Pro; Price: $299."]
+    assert superlatives.pick("which pass is the cheapest?", plans) is None
+    passes = ["Pass: Day; Price: $12.", "Pass: Monthly; Price: $25."]
+    assert superlatives.pick("which pass is the cheapest?", plans + passes) == passes[0]
+    assert superlatives.pick("which plan is the cheapest?", passes + plans) == plans[0]

@@ -34,6 +34,32 @@ _SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _PAIR = re.compile(r"^\s*([^:;]{1,40}):\s*(.+?)\s*$")
 
 
+_QUESTION_WORDS = frozenset(
+    """
+    which what who whose one ones is are was were the a an of for in on at to by has have
+    had with do does did can could will would should there their its it they them this
+    that these those me my our your i we you and or than per number most least more less
+    highest lowest largest smallest biggest greatest fewest maximum minimum max min
+    cheapest priciest fastest slowest expensive priced dearest
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Words that say how the question asks, not what it asks about."""
+
+
+def _words(text: str) -> set[str]:
+    """Lower-case words, a plural "s" dropped ("plans" = "plan")."""
+    found = re.findall(r"[a-z0-9]+", text.lower())
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in found}
+
+
+def _about(asked: set[str], table: list[Row]) -> bool:
+    """The question names something the table holds: a row ("Starter or Pro") or a
+    column ("bandwidth"). Without this, the cheapest row of any retrieved table would
+    answer "which pass is the cheapest?"."""
+    held = set().union(*(_words(row.text) for row in table))
+    return bool(asked & held)
+
+
 @dataclass(frozen=True)
 class Row:
     """A table row as the extractive answer quotes it, read as column -> value."""
@@ -93,7 +119,12 @@ def pick(question: str, texts: Sequence[str]) -> str | None:
     tables: dict[tuple[str, ...], list[Row]] = {}
     for row in (r for r in map(parse_row, texts) if r is not None):
         tables.setdefault(tuple(row.cells), []).append(row)
-    for columns, table in tables.items():
+    asked = _words(question) - _QUESTION_WORDS
+    for i, (columns, table) in enumerate(tables.items()):
+        if asked and not _about(asked, table):
+            continue  # "which pass is the cheapest?" is not asked of a table of plans
+        if not asked and i > 0:
+            return None  # "which is the cheapest?" names nothing: the best-ranked table only
         column = next(
             (c for c in columns if set(re.findall(r"[a-z]+", c.lower())) & set(words)), None
         )

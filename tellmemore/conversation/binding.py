@@ -65,6 +65,12 @@ PREDICATES = _NOT_NOUNS | frozenset(
 )
 """Adjectives said of a noun at the end of a run ("is the flat tyre free"): kept in the
 phrase (the human rewrites carry them too), but no part of a subject that is replaced."""
+_TRAILING_ADVERBS = frozenset(
+    """
+        late early again instead anyway online offline overnight abroad
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Adverbs that end a run of content words but are no part of its noun phrase."""
 _IMPERATIVES = frozenset(
     """
         name list compare define summarize summarise outline identify explain describe
@@ -226,8 +232,9 @@ def _parse_phrases(text: str) -> tuple[Phrase, ...]:
         nonlocal run
         while run and run[-1].low in _JOINERS:
             run.pop()
-        if len(run) > 1 and _is_participle(run[-1].text):
-            run.pop()  # "the Act enacted", "states located": a verb ends the noun phrase
+        while len(run) > 1 and (_is_participle(run[-1].text) or run[-1].low in _TRAILING_ADVERBS):
+            run.pop()  # "the Act enacted", "states located": a verb ends the noun phrase;
+            # "return the bike late": an adverb does too ("late fee" keeps its "late")
         if run and _is_antecedent(run, before, det, initial, at_break):
             out.extend(_cut(text, run, prep, det, initial))
         run = []

@@ -19,6 +19,8 @@ _PREPS = frozenset(
         on in at for during with without to from by about under over after before
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
+_CONDITIONS = frozenset({"if", "when", "unless"})
+"""Openers of a condition clause: "and if I never return it?" replaces "if I return it late"."""
 _CLARIFY = re.compile(r"\bdo you mean\s+(.+?)\?", re.IGNORECASE)
 _OPTION_SPLIT = re.compile(r",\s*(?:or\s+)?|\s+or\s+", re.IGNORECASE)
 MAX_TAIL_TOKENS = 4
@@ -64,6 +66,13 @@ def splice_modifier(base: str, fragment: str) -> str | None:
         return None
     core, end = split_end(base)
     toks = tokenize(fragment)
+    if toks and toks[0].low in _CONDITIONS:
+        # "what if I return it late?" + "if I never return it": the new condition
+        # replaces the old one, wherever it starts
+        # ("When does the shop open?": a question word, not a condition)
+        at = [t for t in tokenize(core)[1:] if t.low == toks[0].low]
+        if at:
+            return f"{core[: at[-1].start].rstrip()} {fragment}{end or '?'}"
     if toks and toks[0].low in _PREPS:
         core_toks = tokenize(core)
         for i in range(len(core_toks) - 1, max(len(core_toks) - 1 - MAX_TAIL_TOKENS, -1), -1):

@@ -7,6 +7,10 @@ words (as in the bundled sample corpus, where they name whole documents).
 
 from __future__ import annotations
 
+import pytest
+
+from tellmemore.conversation.binding import phrases
+from tellmemore.conversation.compose import splice_modifier
 from tellmemore.conversation.gate import gate
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
 from tellmemore.types import Resolution, Turn
@@ -190,3 +194,33 @@ def test_the_class_noun_of_the_alternatives_is_no_scope() -> None:
     assert res.bindings.get("which one") == "Starter or Pro or Enterprise"
     assert "for plans" not in res.query
     assert res.bindings.get("scope") in (None, "Cloud Connect")
+
+
+LATE = [
+    U("what if I return the bike late?"),
+    A("A bike returned after the end of the ride time costs a late fee of 2 dollars. [1]"),
+]
+
+
+def test_and_if_replaces_the_previous_condition() -> None:
+    """ "and if I never return it?" asks the previous question under a new condition, not
+    under both ("what if I return it late if I never return it?")."""
+    res = resolve("and if I never return it?", LATE)
+    assert res.query == "what if I never return the bike?"
+
+
+def test_an_adverb_ends_a_noun_phrase_but_a_compound_keeps_it() -> None:
+    assert [p.text for p in phrases("what if I return the bike late?")] == ["bike"]
+    assert [p.text for p in phrases("is the late fee charged online?")] == ["late fee"]
+
+
+@pytest.mark.parametrize(
+    ("base", "fragment", "query"),
+    [
+        ("Do I pay if the bike is damaged?", "if it is stolen", "Do I pay if it is stolen?"),
+        ("When does the shop open?", "when it rains", "When does the shop open when it rains?"),
+        ("When do shops close on weekdays?", "on holidays", "When do shops close on holidays?"),
+    ],
+)
+def test_a_condition_replaces_a_condition_never_a_question_word(base, fragment, query) -> None:
+    assert splice_modifier(base, fragment) == query
