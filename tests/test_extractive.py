@@ -114,3 +114,11 @@ def test_a_table_the_question_does_not_name_is_not_compared() -> None:
     passes = ["Pass: Day; Price: $12.", "Pass: Monthly; Price: $25."]
     assert superlatives.pick("which pass is the cheapest?", plans + passes) == passes[0]
     assert superlatives.pick("which plan is the cheapest?", passes + plans) == plans[0]
+
+
+def test_a_single_digit_tells_rows_apart() -> None:
+    """ "sev 2" against rows for Sev 1, 3, 4 and 2: the digit is the whole difference."""
+    rows = "".join(f"| Sev {n} | {n * 30} minutes |\n" for n in (1, 3, 4, 2))
+    table = "| Severity | First response |\n| --- | --- |\n" + rows
+    quoted = [e.sentence for e in best_sentences("response time for sev 2?", [hit(table)])]
+    assert "Severity: Sev 2; First response: 60 minutes." in quoted

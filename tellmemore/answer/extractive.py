@@ -108,7 +108,7 @@ def terms(text: str) -> list[str]:
     """Lowercased content words with a light plural/suffix folding."""
     out = []
     for w in _WORD.findall(text.lower()):
-        if w in _STOP or len(w) < 2:
+        if w in _STOP or (len(w) < 2 and not w.isdigit()):  # "sev 2" vs "sev 1"
             continue
         out.append(_fold(w))
     return out
