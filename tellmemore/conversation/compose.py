@@ -115,6 +115,7 @@ def substitute_subject(
     idx = base.find(old, idx)
     head = base[:idx]
     end = idx + len(old)
+    fragment = _head_for_one(fragment, old)
     one = _PRO_FORM.match(base, end)
     if one is not None and len(content_words(fragment)) >= 2:
         end = one.end()  # "the Standard one" + "the Team plan": "the Team plan", not "... one"
@@ -122,6 +123,25 @@ def substitute_subject(
         # "the deadline" replacing "a flat tyre": one determiner, the fragment's
         head = _TRAILING_DETERMINER.sub("", head)
     return head + fragment + base[end:]
+
+
+_ENDS_IN_ONE = re.compile(r"^(?P<kind>.*\S)\s+(?P<one>ones?)(?P<end>\W*)$", re.IGNORECASE)
+
+
+_NOT_PLURAL = ("ss", "us", "is")
+
+
+def _head_for_one(fragment: str, replaced: str) -> str:
+    """ "the Cisco one" replacing "routers" -> "the Cisco routers": the pro-form "one"
+    stands for the head noun of what it replaces."""
+    m = _ENDS_IN_ONE.match(fragment)
+    words = replaced.split()
+    if m is None or not words or not content_words(m.group("kind")):
+        return fragment
+    head = words[-1]
+    if m.group("one").lower() == "one" and head.endswith("s") and not head.endswith(_NOT_PLURAL):
+        head = head[:-1]  # "the Cisco one" is one router
+    return f"{m.group('kind')} {head}{m.group('end')}"
 
 
 def _without_predicate(phrase: str) -> str:

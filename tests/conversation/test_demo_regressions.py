@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from tellmemore.conversation.binding import phrases
-from tellmemore.conversation.compose import splice_modifier
+from tellmemore.conversation.binding import Salience, phrases
+from tellmemore.conversation.compose import splice_modifier, substitute_subject
 from tellmemore.conversation.gate import gate
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
 from tellmemore.types import Resolution, Turn
@@ -224,3 +224,34 @@ def test_an_adverb_ends_a_noun_phrase_but_a_compound_keeps_it() -> None:
 )
 def test_a_condition_replaces_a_condition_never_a_question_word(base, fragment, query) -> None:
     assert splice_modifier(base, fragment) == query
+
+
+@pytest.mark.parametrize(
+    ("base", "fragment", "query"),
+    [
+        ("do you have routers that are supported?", "the Cisco one",
+         "do you have the Cisco router that are supported?"),
+        ("how much are the Starter plans?", "the Enterprise ones",
+         "how much are the Enterprise plans?"),
+    ],
+)  # fmt: skip
+def test_one_in_a_new_subject_stands_for_the_replaced_head(base, fragment, query) -> None:
+    assert substitute_subject(base, fragment, Salience(None)) == query
+
+
+ROUTERS = [
+    U("do you have routers that are supported?"),
+    A(
+        "Cloud Connect works with any router that supports IPsec IKEv2. [1] Routers not on "
+        "this list can still connect with the generic IKEv2 configuration. [1]"
+    ),
+    U("what about the Cisco one?"),
+    A("Routers not on this list can connect with the generic IKEv2 configuration. [1]"),
+]
+
+
+def test_a_pronoun_after_what_about_x_is_x() -> None:
+    """ "what about the Cisco one?" made the Cisco router the subject; the next "it" is
+    that router, not a phrase of the answer ("generic IKEv2 configuration")."""
+    res = resolve("how do I set it up?", ROUTERS)
+    assert res.bindings.get("it") == "Cisco router"

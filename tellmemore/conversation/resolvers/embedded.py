@@ -313,7 +313,10 @@ class _Run:
             return None
         prev = self.history[idx].content
         refs = {r.text.lower() for r in find_referents(prev) if r.kind in _CHAINED_KINDS}
-        if not refs:
+        ellipsis = find_ellipsis(prev)
+        if ellipsis is not None and (ellipsis.kind != EllipsisKind.SUBJECT or refs):
+            ellipsis = None
+        if not refs and ellipsis is None:
             return None
         sub = _Run(self.history[:idx], self.context)
         sub.salience = self.salience
@@ -321,6 +324,11 @@ class _Run:
         for key, value in res.bindings.items():
             if key.lower() in refs:
                 return Phrase(value, tuple(stem(w) for w in content_words(value))), "user"
+        if ellipsis is not None and res.query != prev:
+            # "what about the Cisco one?" made the Cisco router the subject: "how do I set
+            # it up?" is about it
+            own = {stem(w) for w in content_words(ellipsis.fragment) if not w.endswith("ly")}
+            return next(((p, "user") for p in phrases(res.query) if set(p.stems) & own), None)
         return None
 
     def _bound_in_message(self, message: str, ref: Referent) -> bool:
