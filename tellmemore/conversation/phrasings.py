@@ -6,7 +6,8 @@ does. A turn searches:
 
 1. the resolved standalone query (shown to the user as "Searching for: ...");
 2. the message as typed, when it differs (design.md: the largest and steadiest gain,
-   and it protects turns that needed no resolution);
+   and it protects turns that needed no resolution), unless it is only a question word
+   ("within how long?": alone it matches any "within 30 days");
 3. on a follow-up, a history phrasing at a lower weight (HISTORY_PHRASING_WEIGHT): the
    message followed by the user's last and first turns (HQE-like; HISTORY_PHRASING
    "turns"), or by the most salient phrases of those turns ("phrases"). Whole turns won
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience, TermStatsLookup, collect_candidates
-from tellmemore.conversation.referents import EllipsisKind, find_ellipsis
+from tellmemore.conversation.referents import EllipsisKind, find_ellipsis, is_wh_fragment
 from tellmemore.conversation.text import content_words, stem, strip_citations
 from tellmemore.types import Resolution, Turn
 
@@ -51,7 +52,7 @@ def search_phrasings(
         return Phrasings()
     queries = [resolution.query]
     weights = [1.0]
-    if resolution.query.strip() != message.strip():
+    if resolution.query.strip() != message.strip() and not is_wh_fragment(message):
         queries.append(message)
         weights.append(C.MESSAGE_WEIGHT)
     extra = None

@@ -393,7 +393,33 @@ def find_ellipsis(message: str) -> Ellipsis | None:
             # question of its own, not an ellipsis
             return None
         return Ellipsis(opener=opener, fragment=fragment, kind=kind)
-    return _prepositional_fragment(text)
+    return _prepositional_fragment(text) or _wh_fragment(text)
+
+
+_WH_FRAGMENT = re.compile(
+    r"^(?P<opener>(?:(?:and|but|so)\s+)?)"
+    r"(?P<fragment>(?:(?:for|within|by|until|in|after|from|at)\s+)?"
+    r"(?:how (?:long|much|many|often|soon|far|fast)|when|where|what time))\W*$",
+    re.IGNORECASE,
+)
+"""A bare question word ("within how long?", "and when?"): the previous question, asked
+about when, how long or how much."""
+
+
+def is_wh_fragment(message: str) -> bool:
+    """Only a question word ("within how long?"): searched alone it finds noise."""
+    return _WH_FRAGMENT.match(message.strip()) is not None
+
+
+def _wh_fragment(text: str) -> Ellipsis | None:
+    """ "within how long?" after "how do I report damage?": a qualifier of the previous
+    question, like "on weekends?"."""
+    m = _WH_FRAGMENT.match(text)
+    if m is None:
+        return None
+    fragment = m.group("fragment")
+    opener = m.group("opener").strip() or fragment
+    return Ellipsis(opener=opener, fragment=fragment, kind=EllipsisKind.MODIFIER)
 
 
 _PP_FRAGMENT_CHARS = 120

@@ -12,6 +12,8 @@ import pytest
 from tellmemore.conversation.binding import Salience, phrases
 from tellmemore.conversation.compose import splice_modifier, substitute_subject
 from tellmemore.conversation.gate import gate
+from tellmemore.conversation.phrasings import search_phrasings
+from tellmemore.conversation.referents import is_wh_fragment
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
 from tellmemore.types import Resolution, Turn
 
@@ -255,3 +257,25 @@ def test_a_pronoun_after_what_about_x_is_x() -> None:
     that router, not a phrase of the answer ("generic IKEv2 configuration")."""
     res = resolve("how do I set it up?", ROUTERS)
     assert res.bindings.get("it") == "Cisco router"
+
+
+@pytest.mark.parametrize("message", ["within how long?", "how much?", "and when?", "Where?"])
+def test_a_bare_question_word_asks_the_previous_question_again(message) -> None:
+    history = [U("how do I report damage?"), A("Report damage in the app. [1]")]
+    res = resolve(message, history)
+    assert res.query.lower().startswith("how do i report damage")
+    assert res.bindings
+
+
+def test_a_bare_question_word_is_not_searched_as_typed() -> None:
+    history = [U("how do I report damage?"), A("Report damage in the app. [1]")]
+    res = resolve("within how long?", history)
+    searched = search_phrasings("within how long?", res, history).queries
+    assert "within how long?" not in searched
+    assert searched[0] == "how do I report damage within how long?"
+
+
+def test_a_question_with_its_own_verb_is_no_bare_question_word() -> None:
+    assert not is_wh_fragment("how much is the day pass?")
+    assert not is_wh_fragment("when did it start?")
+    assert is_wh_fragment("for how long?")
