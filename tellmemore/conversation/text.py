@@ -214,6 +214,17 @@ def surface_form(phrase: str, texts: Iterable[str]) -> str:
     for text in texts:
         for m in pattern.finditer(text):
             upper = sum(c.isupper() for c in m.group(0))
-            if upper > best_upper:
+            if upper > best_upper and not _opens_sentence(text, m.start(), m.group(0)):
                 best, best_upper = m.group(0), upper
     return best
+
+
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*(?:[-*+]\s+|\d+[.)]\s+)?)$")
+
+
+def _opens_sentence(text: str, start: int, found: str) -> bool:
+    """ "Damage reported in the app ...": a capital that only opens a sentence says
+    nothing of how the word is written (a single capital, at a sentence start)."""
+    if sum(c.isupper() for c in found) != 1 or not found[:1].isupper():
+        return False
+    return _SENTENCE_START.search(text[max(0, start - 8) : start]) is not None

@@ -31,3 +31,13 @@ def test_casing_is_not_taken_from_inside_a_code() -> None:
 def test_a_lone_superlative_is_no_antecedent() -> None:
     assert not phrases("which one is the cheapest?")
     assert [p.text for p in phrases("the cheapest plan")] == ["cheapest plan"]
+
+
+def test_a_capital_that_only_opens_a_sentence_is_no_casing() -> None:
+    """ "how do I report Damage?" took its capital from "Damage reported in the app"."""
+    answer = "Report it in the app. Damage reported within 30 minutes is free.\n- Damage: photo"
+    assert surface_form("damage", [answer]) == "damage"
+    assert surface_form("enterprise", ["Plans. Enterprise is the largest; ask Enterprise"]) == (
+        "Enterprise"
+    )
+    assert surface_form("sla", ["SLA credits are paid monthly."]) == "SLA"  # an acronym
