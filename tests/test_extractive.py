@@ -122,3 +122,17 @@ def test_a_single_digit_tells_rows_apart() -> None:
     table = "| Severity | First response |\n| --- | --- |\n" + rows
     quoted = [e.sentence for e in best_sentences("response time for sev 2?", [hit(table)])]
     assert "Severity: Sev 2; First response: 60 minutes." in quoted
+
+
+@pytest.mark.parametrize(
+    ("question", "plan"),
+    [
+        ("which of Pro or Starter is cheaper?", "Starter"),
+        ("which plan has more sites?", "Enterprise"),
+        ("is Pro or Starter faster?", "Pro"),  # Enterprise is faster, but not asked of
+        ("which of Pro or Enterprise has fewer sites?", "Pro"),
+    ],
+)
+def test_a_comparative_picks_like_a_superlative(question, plan) -> None:
+    quoted = [e.sentence for e in best_sentences(question, [hit(TIERS_TABLE)])]
+    assert quoted[0].startswith(f"Plan: {plan};")

@@ -17,17 +17,24 @@ from dataclasses import dataclass
 _PRICE = ("price", "cost", "fee", "fees", "costs", "prices")
 _SPEED = ("speed", "bandwidth", "throughput", "rate")
 _FIXED: tuple[tuple[re.Pattern[str], tuple[str, ...], bool], ...] = (
-    (re.compile(r"\b(?:cheapest|least expensive|lowest[- ]priced)\b"), _PRICE, False),
-    (re.compile(r"\b(?:most expensive|priciest|highest[- ]priced|dearest)\b"), _PRICE, True),
-    (re.compile(r"\bfastest\b"), _SPEED, True),
-    (re.compile(r"\bslowest\b"), _SPEED, False),
-)
+    (re.compile(r"\b(?:cheap(?:est|er)|less expensive|least expensive|lowest[- ]priced)\b"),
+     _PRICE, False),
+    (re.compile(r"\b(?:more expensive|most expensive|pricier|priciest|highest[- ]priced)\b"),
+     _PRICE, True),
+    (re.compile(r"\bfast(?:est|er)\b"), _SPEED, True),
+    (re.compile(r"\bslow(?:est|er)\b"), _SPEED, False),
+)  # fmt: skip
 """Superlatives that name their column by meaning: (pattern, column words, largest?)."""
 _DIRECTED = re.compile(
-    r"\b(most|highest|largest|biggest|greatest|maximum|max|fewest|least|lowest|smallest|"
-    r"minimum|min)\s+(?:number of\s+)?([a-z][a-z-]*)"
+    r"\b(most|more|highest|higher|largest|larger|biggest|bigger|greatest|greater|maximum|max|"
+    r"fewest|fewer|least|less|lowest|lower|smallest|smaller|minimum|min)\s+"
+    r"(?:number of\s+)?([a-z][a-z-]*)"
 )
-_LARGEST = frozenset("most highest largest biggest greatest maximum max".split())  # noqa: SIM905
+"""Superlatives and comparatives ("which of Pro or Enterprise has more sites?") that
+name their column."""
+_LARGEST = frozenset(
+    "most more highest higher largest larger biggest bigger greatest greater maximum max".split()  # noqa: SIM905
+)
 _UNLIMITED = frozenset({"unlimited", "unmetered", "infinite", "no limit"})
 _NUMBER = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*([kKMGT](?=i?(?:bit|b|B|byte|Hz)))?")
 _SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
@@ -40,7 +47,8 @@ _QUESTION_WORDS = frozenset(
     had with do does did can could will would should there their its it they them this
     that these those me my our your i we you and or than per number most least more less
     highest lowest largest smallest biggest greatest fewest maximum minimum max min
-    cheapest priciest fastest slowest expensive priced dearest
+    cheapest priciest fastest slowest expensive priced dearest cheaper pricier faster slower
+    higher lower larger smaller bigger greater fewer
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Words that say how the question asks, not what it asks about."""
@@ -130,6 +138,9 @@ def pick(question: str, texts: Sequence[str]) -> str | None:
         )
         if column is None:
             continue
+        named = [r for r in table if _words(next(iter(r.cells.values()))) <= asked]
+        if len(named) >= 2:
+            table = named  # "is Pro or Starter faster?": only the rows the question names
         scored = [(v, r) for r in table if (v := value(r.cells[column])) is not None]
         if len(scored) < 2:
             continue

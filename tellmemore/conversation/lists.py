@@ -84,6 +84,10 @@ def _parallel_sentences(sents: list[str], answer: str) -> list[Phrase]:
     """Consecutive sentences opening with capitalised phrases that share a head word."""
     leads: list[Phrase | None] = []
     for s in sents:
+        row = _ROW.match(s)
+        if row is not None:  # "Plan: Pro; Price: $299": the row is about Pro, not "Plan"
+            leads.append(_value(row.group(2)))
+            continue
         ps = phrases(s[:_LEAD_CHARS])
         starts = bool(ps) and s.startswith(ps[0].text) and ps[0].text[:1].isupper()
         leads.append(ps[0] if starts else None)
@@ -100,7 +104,9 @@ def _parallel_sentences(sents: list[str], answer: str) -> list[Phrase]:
         if not best and len(group) >= 2 and _COUNT_WORDS & set(answer.lower().split()):
             best = [_truncate(p, 2) for p in group]
         i = j + 1
-    return best or _shared_subject(sents)
+    unique = list({p.stems: p for p in best[::-1]}.values())  # the first of each, ...
+    unique.sort(key=best.index)  # ... in the answer's order
+    return unique if len(unique) >= 2 else _shared_subject(sents)
 
 
 def _shared_subject(sents: list[str]) -> list[Phrase]:

@@ -279,3 +279,24 @@ def test_a_question_with_its_own_verb_is_no_bare_question_word() -> None:
     assert not is_wh_fragment("how much is the day pass?")
     assert not is_wh_fragment("when did it start?")
     assert is_wh_fragment("for how long?")
+
+
+def test_that_one_after_which_one_is_the_option_the_answer_picked() -> None:
+    answer = "Plan: Enterprise; Sites included: unlimited. [1] Pro includes ten sites. [2]"
+    history = [*CHEAPEST[:2], U("which one has the most sites?"), A(answer)]
+    res = resolve("how much is that one?", history)
+    assert res.bindings.get("that one") == "Enterprise"
+    assert not res.ambiguous
+
+
+def test_it_keeps_what_that_one_was_bound_to() -> None:
+    answer = "Plan: Enterprise; Sites included: unlimited. [1] Pro includes ten sites. [2]"
+    history = [
+        *CHEAPEST[:2],
+        U("which one has the most sites?"),
+        A(answer),
+        U("how much is that one?"),
+        A("Enterprise starts at $1,450 per month, with a named technical account manager. [1]"),
+    ]
+    res = resolve("does it include escalation?", history)
+    assert res.bindings.get("it") == "Enterprise"

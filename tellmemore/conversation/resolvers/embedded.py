@@ -254,6 +254,10 @@ class _Run:
                 return hit, "assistant"
             if ref.kind == ReferentKind.ONE:
                 return None  # "the regular one" among items none of which is regular
+        if ref.kind == ReferentKind.ONE and not ref.modifier:
+            picked = self._picked_alternative()  # "how much is that one?" after "which ...?"
+            if picked is not None:
+                return picked, "user"  # the user asked for it: no scope to add
         if ref.kind in _ALTERNATIVE_KINDS and len(items) >= 2:
             return self._alternative(ref, items, list_turn)
         if ref.kind == ReferentKind.WHICH:
@@ -264,7 +268,7 @@ class _Run:
         if ref.kind in _CHAINED_KINDS and self._depth < C.ELLIPSIS_DEPTH:
             picked = self._picked_alternative()
             if picked is not None and agreement(ref, picked) >= 1.0:
-                return picked, "assistant"
+                return picked, "user"  # the user asked for it: no scope to add
             chained = self._chained_antecedent()
             if chained is not None and agreement(ref, chained[0]) >= 1.0:
                 return chained
@@ -312,7 +316,7 @@ class _Run:
         if idx is None:
             return None
         prev = self.history[idx].content
-        refs = {r.text.lower() for r in find_referents(prev) if r.kind in _CHAINED_KINDS}
+        refs = {r.text.lower() for r in find_referents(prev) if _chain_source(r)}
         ellipsis = find_ellipsis(prev)
         if ellipsis is not None and (ellipsis.kind != EllipsisKind.SUBJECT or refs):
             ellipsis = None
@@ -683,6 +687,13 @@ _LOOKBACK_CHARS = 40
 
 _CHAINED_KINDS = (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE)
 """Pronouns that keep the previous question's topic when the previous question had one."""
+
+
+def _chain_source(ref: Referent) -> bool:
+    """A referent of the previous question whose antecedent a pronoun keeps: a pronoun, or
+    a bare "that one" ("how much is that one?" bound to Enterprise, then "does it include
+    escalation?"); "the Cisco one" names its own subject (an ellipsis)."""
+    return ref.kind in _CHAINED_KINDS or (ref.kind == ReferentKind.ONE and not ref.modifier)
 
 
 def _varied(question: str) -> str | None:
