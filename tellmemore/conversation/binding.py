@@ -65,6 +65,7 @@ PREDICATES = _NOT_NOUNS | frozenset(
 )
 """Adjectives said of a noun at the end of a run ("is the flat tyre free"): kept in the
 phrase (the human rewrites carry them too), but no part of a subject that is replaced."""
+_COUNT_WORDS = frozenset("two three four five six seven eight nine ten".split())  # noqa: SIM905
 _TRAILING_ADVERBS = frozenset(
     """
         late early again instead anyway online offline overnight abroad
@@ -306,8 +307,8 @@ def _is_participle(word: str) -> bool:
 def _is_antecedent(
     run: list[Token], before: str, det: bool, initial: set[int], at_break: bool = False
 ) -> bool:
-    if len(run) > 1:
-        return True
+    if len(run) > 1:  # ... unless every word is a modifier or a count ("the last two")
+        return not all(norm(t.text) in _NOT_NOUNS or norm(t.text) in _COUNT_WORDS for t in run)
     tok = run[0]
     low = norm(tok.text)
     named = tok.text[:1].isupper() and tok.start not in initial

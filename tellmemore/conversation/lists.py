@@ -35,7 +35,7 @@ def list_items(answer: str, *, loose: bool = False) -> list[Phrase]:
     if len(lines) >= 2:
         return [p for p in (_label(line) for line in lines) if p is not None]
     sents = sentences(answer)
-    items = _table_rows(sents) or _parallel_sentences(sents, answer)
+    items = _table_rows(sents) or _labelled(sents) or _parallel_sentences(sents, answer)
     if items or not loose:
         return items
     return _clauses(answer)
@@ -71,6 +71,26 @@ def _table_rows(sents: list[str]) -> list[Phrase]:
         if len(run) >= 2 and len(run) > len(best):
             best = run
         key, run = (m.group(1).lower(), [_value(m.group(2))]) if m else (None, [])
+    return best
+
+
+_LABEL = re.compile(r"^([A-Z][^:;.?!]{0,38}):\s+\S")
+"""A sentence opening with a short label: "Day pass: 12 dollars, unlimited rides ..."."""
+
+
+def _labelled(sents: list[str]) -> list[Phrase]:
+    """Consecutive sentences that each open with a short label (a list item quoted as
+    prose: "Single ride: 3 dollars ... Day pass: 12 dollars ..."): the labels, longest run."""
+    best: list[Phrase] = []
+    run: list[Phrase] = []
+    for s in [*sents, ""]:
+        m = _LABEL.match(s)
+        if m is not None and not _ROW.match(s):
+            run.append(_value(m.group(1)))
+            continue
+        if len(run) >= 2 and len(run) > len(best):
+            best = run
+        run = []
     return best
 
 

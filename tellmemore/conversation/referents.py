@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.text import (
@@ -51,6 +51,8 @@ class Referent:
     """A word that narrows it: "enterprise" in "the enterprise one", "tier" in "that tier"."""
     ordinal: int | None = None
     """1-based list position; -1 = last."""
+    count: int = 1
+    """How many items from that position: "the last two" is (-1, 2), "the first three" (1, 3)."""
 
 
 class EllipsisKind(enum.StrEnum):
@@ -75,6 +77,8 @@ ORDINALS = {
     "fifth": 5, "5th": 5, "sixth": 6, "6th": 6, "last": -1, "final": -1,
     "former": 1, "latter": 2,
 }  # fmt: skip
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5}
+"""Counts after "the first" / "the last" that point at several list items."""
 ORDINAL_HEADS = frozenset(
     """
         one ones option options item items point points step steps choice choices
@@ -220,6 +224,15 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
         return None
     if w == "the" and nxt in ("former", "latter"):
         return _span(message, toks, i, i + 1, ReferentKind.ORDINAL, None, ORDINALS[nxt])
+    if w == "the" and nxt in ("first", "last") and nxt2 in _COUNTS:
+        # "the last two", "the first three options"; not "the first two years"
+        after = toks[i + 3].low if i + 3 < len(toks) else None
+        ref = None
+        if after in ORDINAL_HEADS:
+            ref = _span(message, toks, i, i + 3, ReferentKind.ORDINAL, None, ORDINALS[nxt])
+        elif after is None or after in FUNCTION_WORDS or gap2(message, toks, i + 2):
+            ref = _span(message, toks, i, i + 2, ReferentKind.ORDINAL, None, ORDINALS[nxt])
+        return None if ref is None else replace(ref, count=_COUNTS[nxt2])
     if w == "the" and nxt in ORDINALS:
         # "the second one", "the last option", "the former"; not "the final episode"
         head = nxt2

@@ -12,9 +12,11 @@ import pytest
 from tellmemore.conversation.binding import Salience, phrases
 from tellmemore.conversation.compose import splice_modifier, substitute_subject
 from tellmemore.conversation.gate import gate
+from tellmemore.conversation.lists import list_items
 from tellmemore.conversation.phrasings import search_phrasings
-from tellmemore.conversation.referents import is_wh_fragment
+from tellmemore.conversation.referents import find_referents, is_wh_fragment
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
+from tellmemore.conversation.text import strip_citations
 from tellmemore.types import Resolution, Turn
 
 from .histories import A, U, corpus_stats
@@ -300,3 +302,48 @@ def test_it_keeps_what_that_one_was_bound_to() -> None:
     ]
     res = resolve("does it include escalation?", history)
     assert res.bindings.get("it") == "Enterprise"
+
+
+PASSES = [
+    U("what passes can I buy?"),
+    A(
+        "Single ride: 3 dollars for the first 30 minutes. [1] Day pass: 12 dollars, unlimited "
+        "rides of up to 2 hours each for 24 hours. [1] Monthly pass: 25 dollars per month, "
+        "unlimited rides of up to 45 minutes. [1]"
+    ),
+]
+
+
+def test_labelled_sentences_are_list_items() -> None:
+    """A bullet list the extractive answer quoted as prose ("Day pass: 12 dollars ...")."""
+    assert [p.text for p in list_items(strip_citations(PASSES[1].content))] == [
+        "Single ride",
+        "Day pass",
+        "Monthly pass",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("message", "bound"),
+    [
+        ("what's the difference between the last two?", "Day pass and Monthly pass"),
+        ("compare the first two", "Single ride and Day pass"),
+    ],
+)
+def test_the_last_two_are_two_items(message, bound) -> None:
+    res = resolve(message, PASSES)
+    assert list(res.bindings.values()) == [bound]
+
+
+def test_a_count_after_first_or_last_is_no_phrase_and_no_time_pointer() -> None:
+    assert [p.text for p in phrases("what is the difference between the last two?")] == [
+        "difference"
+    ]
+    assert not find_referents("what happened in the first two years?")
+
+
+def test_a_pronoun_after_a_dislocated_referent_is_that_referent() -> None:
+    """ "the second one, does it include helmets?": one thing, bound once."""
+    res = resolve("the second one, does it include helmets?", PASSES)
+    assert res.bindings == {"the second one": "Day pass"}
+    assert res.query == "Day pass, does it include helmets?"

@@ -186,9 +186,16 @@ class _Run:
         edits: list[tuple[Referent, str]] = []
         bindings: dict[str, str] = {}
         from_assistant = False
+        bound_before: Phrase | None = None
         for ref in refs:
             if prefer is None and self._bound_in_message(message, ref):
                 continue
+            if (
+                ref.kind in _CHAINED_KINDS
+                and bound_before is not None
+                and agreement(ref, bound_before) >= 1.0
+            ):
+                continue  # "the second one, does it include helmets?": "it" is that one
             out = self._bind_one(ref, cands, items, list_turn, prefer)
             if isinstance(out, _Ambiguous):  # a coin flip between alternatives: ask
                 return Resolution(
@@ -200,6 +207,7 @@ class _Run:
             if out is None:
                 continue
             phrase, source_role = out
+            bound_before = phrase
             text = self._surface(phrase)
             bindings[ref.text] = text
             edits.append((ref, replacement(ref, phrase, text, message)))
@@ -243,6 +251,10 @@ class _Run:
             if not items:
                 return None
             n = ref.ordinal or 1
+            if 1 < ref.count <= len(items):  # "the last two"
+                picked = items[-ref.count :] if n == -1 else items[: ref.count]
+                joined = " and ".join(self._surface(p) for p in picked)
+                return Phrase(joined, tuple(s for p in picked for s in p.stems)), "assistant"
             if n == -1 or n <= len(items):
                 return items[n - 1 if n > 0 else -1], "assistant"
             return None
