@@ -6,8 +6,9 @@ does. A turn searches:
 
 1. the resolved standalone query (shown to the user as "Searching for: ...");
 2. the message as typed, when it differs (design.md: the largest and steadiest gain,
-   and it protects turns that needed no resolution), unless it is only a question word
-   ("within how long?": alone it matches any "within 30 days");
+   and it protects turns that needed no resolution), unless it only points: a bare
+   question word ("within how long?") or list positions bound for sure ("the last
+   two"), which alone match any "within 30 days" or "you pay the difference";
 3. on a follow-up, a history phrasing at a lower weight (HISTORY_PHRASING_WEIGHT): the
    message followed by the user's last and first turns (HQE-like; HISTORY_PHRASING
    "turns"), or by the most salient phrases of those turns ("phrases"). Whole turns won
@@ -26,7 +27,13 @@ from dataclasses import dataclass
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience, TermStatsLookup, collect_candidates
-from tellmemore.conversation.referents import EllipsisKind, find_ellipsis, is_wh_fragment
+from tellmemore.conversation.referents import (
+    EllipsisKind,
+    ReferentKind,
+    find_ellipsis,
+    find_referents,
+    is_wh_fragment,
+)
 from tellmemore.conversation.text import content_words, stem, strip_citations
 from tellmemore.types import Resolution, Turn
 
@@ -52,7 +59,7 @@ def search_phrasings(
         return Phrasings()
     queries = [resolution.query]
     weights = [1.0]
-    if resolution.query.strip() != message.strip() and not is_wh_fragment(message):
+    if resolution.query.strip() != message.strip() and not _typed_is_noise(message, resolution):
         queries.append(message)
         weights.append(C.MESSAGE_WEIGHT)
     extra = None
@@ -62,6 +69,18 @@ def search_phrasings(
         queries.append(extra)
         weights.append(C.HISTORY_PHRASING_WEIGHT)
     return Phrasings(tuple(queries), tuple(weights))
+
+
+def _typed_is_noise(message: str, resolution: Resolution) -> bool:
+    """Words that only point ("within how long?", "the difference between the last two"):
+    searched as typed they match any "within 30 days" or "you pay the difference", and the
+    list item they point at, bound for sure, is in the resolved query."""
+    if is_wh_fragment(message):
+        return True
+    refs = find_referents(message)
+    return bool(refs) and all(
+        r.kind is ReferentKind.ORDINAL and r.text in resolution.bindings for r in refs
+    )
 
 
 def _switches_topic(message: str, resolution: Resolution) -> bool:

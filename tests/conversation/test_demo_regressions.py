@@ -347,3 +347,16 @@ def test_a_pronoun_after_a_dislocated_referent_is_that_referent() -> None:
     res = resolve("the second one, does it include helmets?", PASSES)
     assert res.bindings == {"the second one": "Day pass"}
     assert res.query == "Day pass, does it include helmets?"
+
+
+def test_list_positions_bound_for_sure_are_not_searched_as_typed() -> None:
+    message = "what's the difference between the last two?"
+    res = resolve(message, PASSES)
+    searched = search_phrasings(message, res, PASSES).queries
+    assert searched[0] == "what's the difference between Day pass and Monthly pass?"
+    assert message not in searched
+    pronoun = resolve("does it cover weekends?", PASSES)  # a guess: the typed words stay
+    assert (
+        "does it cover weekends?"
+        in search_phrasings("does it cover weekends?", pronoun, PASSES).queries
+    )
