@@ -77,9 +77,26 @@ def splice_modifier(base: str, fragment: str) -> str | None:
         core_toks = tokenize(core)
         for i in range(len(core_toks) - 1, max(len(core_toks) - 1 - MAX_TAIL_TOKENS, -1), -1):
             if core_toks[i].low == toks[0].low:
-                core = core[: core_toks[i].start].rstrip()
-                break
+                if _is_time(core[core_toks[i].end :]) == _is_time(fragment):
+                    core = core[: core_toks[i].start].rstrip()
+                break  # "the SLA on status page incidents" + "on holidays": both stay
     return f"{core} {fragment}{end or '?'}"
+
+
+_TIME_WORDS = frozenset(
+    """
+        weekday weekdays weekend weekends holiday holidays today tomorrow tonight morning
+        mornings afternoon afternoons evening evenings night nights monday mondays tuesday
+        tuesdays wednesday wednesdays thursday thursdays friday fridays saturday saturdays
+        sunday sundays christmas easter summer winter spring autumn daytime
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
+def _is_time(phrase: str) -> bool:
+    """ "on weekdays", "on public holidays": a time qualifier, which a new time qualifier
+    replaces; "on status page incidents" is the subject, which it qualifies."""
+    return any(t.low in _TIME_WORDS for t in tokenize(phrase))
 
 
 def substitute_subject(

@@ -360,3 +360,51 @@ def test_list_positions_bound_for_sure_are_not_searched_as_typed() -> None:
         "does it cover weekends?"
         in search_phrasings("does it cover weekends?", pronoun, PASSES).queries
     )
+
+
+@pytest.mark.parametrize(
+    ("base", "fragment", "query"),
+    [
+        ("what's the SLA on status page incidents?", "on holidays",
+         "what's the SLA on status page incidents on holidays?"),  # a subject stays
+        ("What time do shops close on weekdays?", "on public holidays",
+         "What time do shops close on public holidays?"),  # a time replaces a time
+        ("are helmets free for adults?", "for kids", "are helmets free for kids?"),
+    ],
+)  # fmt: skip
+def test_a_time_qualifier_replaces_only_a_time_qualifier(base, fragment, query) -> None:
+    assert splice_modifier(base, fragment) == query
+
+
+_ROWS = (
+    "Day: Monday to Friday; Opening hours: 07:00 to 20:00. [1] Day: Saturday and Sunday; "
+    "Opening hours: 09:00 to 18:00. [1] Day: Public holidays; Opening hours: 10:00 to 16:00. [1]"
+)
+HOURS_THEN_TYRE = [
+    U("What are the shop opening hours?"),
+    A(_ROWS),
+    U("and on public holidays?"),
+    A(_ROWS),
+    U("My tyre went flat during a ride."),
+    A("A flat tyre is not your fault. Lock the bike at the nearest station. [1]"),
+]
+
+
+def test_the_other_one_is_no_item_of_a_list_the_user_moved_on_from() -> None:
+    res = resolve("Do I pay for the other one?", HOURS_THEN_TYRE)
+    assert not res.ambiguous  # was "Do you mean Monday to Friday or Saturday and Sunday?"
+    assert not {"Monday to Friday", "Saturday and Sunday"} & set(res.bindings.values())
+
+
+def test_the_other_one_still_reads_a_list_the_user_kept_talking_about() -> None:
+    history = [
+        U("what escalation tiers are there?"),
+        A(
+            "Standard escalation routes to the on-call queue. Enterprise escalation adds a "
+            "named responder."
+        ),
+        U("tell me about Enterprise escalation"),
+        A("Enterprise escalation adds a named responder with a 1-hour target. [1]"),
+    ]
+    res = resolve("and the other one?", history)
+    assert "Standard" in res.query

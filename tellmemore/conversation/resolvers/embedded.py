@@ -270,7 +270,13 @@ class _Run:
             picked = self._picked_alternative()  # "how much is that one?" after "which ...?"
             if picked is not None:
                 return picked, "user"  # the user asked for it: no scope to add
-        if ref.kind in _ALTERNATIVE_KINDS and len(items) >= 2:
+        # a list the user moved on from ("My tyre went flat." after the shop hours) holds
+        # no "other one": it is said of the current topic ("the other one (tyre)"), below
+        if (
+            ref.kind in _ALTERNATIVE_KINDS
+            and len(items) >= 2
+            and not self._left_behind(items, list_turn)
+        ):
             return self._alternative(ref, items, list_turn)
         if ref.kind == ReferentKind.WHICH:
             pair = same_head_pair(cands)
@@ -293,6 +299,21 @@ class _Run:
         if best.score < C.MIN_ANTECEDENT:
             return None
         return best.phrase, best.role
+
+    def _left_behind(self, items: list[Phrase], list_turn: int) -> bool:
+        """The list is in an older answer and the user's last turn moved on: it names none
+        of the items ("and the other one?" after "tell me about Enterprise" still means
+        the list; after "My tyre went flat." it does not)."""
+        last_answer = max((i for i, t in enumerate(self.history) if t.role == "assistant"))
+        if list_turn >= last_answer:
+            return False
+        said = {
+            stem(w)
+            for t in self.history[list_turn + 1 :]
+            if t.role == "user"
+            for w in content_words(t.content)
+        }
+        return not any(set(it.stems) & said for it in items)
 
     def _picked_alternative(self) -> Phrase | None:
         """The alternative the last answer picked when the question before it asked which
