@@ -300,3 +300,14 @@ def test_do_it_followed_by_how_is_the_action_not_a_thing(message: str) -> None:
 def test_it_after_do_as_a_main_verb_object_is_still_a_referent() -> None:
     assert find_referents("does it do backups?")
     assert find_referents("how often do they do it for the Pro plan?")
+
+
+def test_a_typo_in_an_earlier_user_turn_is_fixed_before_it_is_bound() -> None:
+    """ "climage" is the rarest word of the conversation (no document has it): unfixed, it
+    wins the salience of the history, and the binding shows the typo."""
+    docs = [f"Renew your passport at the office, form {i}." for i in range(4)]
+    other = [f"Parking permits and fishing licences, page {i}." for i in range(30)]
+    ctx = ResolveContext(term_stats=corpus_stats([*docs, *other]))
+    history = [U("how do I renew my pasport?"), A("You can renew a passport online. [1]")]
+    res = EmbeddedResolver().resolve("how much does it cost?", history, ctx)
+    assert res.bindings.get("it", "").lower() == "passport"

@@ -27,6 +27,7 @@ from tellmemore.conversation.binding import (
     Candidate,
     Phrase,
     Salience,
+    TermStatsLookup,
     agreement,
     collect_candidates,
     containing,
@@ -60,6 +61,7 @@ from tellmemore.conversation.referents import (
 from tellmemore.conversation.resolvers.base import ResolveContext
 from tellmemore.conversation.selector import candidates as selector_candidates
 from tellmemore.conversation.selector import default_model
+from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.conversation.text import (
     FUNCTION_WORDS,
     GENERIC_NOUNS,
@@ -118,7 +120,7 @@ class _Run:
     """One resolution: the history, the shared salience cache, the candidates."""
 
     def __init__(self, history: list[Turn], context: ResolveContext) -> None:
-        self.history, read = _readable(history, context.window)
+        self.history, read = _readable(history, context.window, context.term_stats)
         self._casing_texts = [self.history[i].content for i in read]
         """Where a phrase's best casing is looked for: the turns read, not the whole session."""
         self.context = context
@@ -742,17 +744,25 @@ def _varied(question: str) -> str | None:
     return previous.fragment[toks[0].start : toks[-1].end]
 
 
-def _readable(history: list[Turn], window: int) -> tuple[list[Turn], list[int]]:
-    """The history with citation marks stripped and clarification replies read as their
-    option on the turns the resolver reads, and those turns' indices: the first exchange
-    and the last max(READ_TURNS, 2 x (window + 2)) turns (candidates, selector, ellipsis
-    chain). A long session costs no more per turn."""
+def _readable(
+    history: list[Turn], window: int, term_stats: TermStatsLookup | None = None
+) -> tuple[list[Turn], list[int]]:
+    """The history with citation marks stripped, the user's typos fixed (as the turn fixed
+    them for its own search: "climage" would otherwise be the rarest, most salient word of
+    the conversation) and clarification replies read as their option, on the turns the
+    resolver reads; and those turns' indices: the first exchange and the last
+    max(READ_TURNS, 2 x (window + 2)) turns (candidates, selector, ellipsis chain). A long
+    session costs no more per turn."""
     tail = max(C.READ_TURNS, 2 * (window + 2))
     read = sorted({*range(min(2, len(history))), *range(max(0, len(history) - tail), len(history))})
     out = list(history)
     for i in read:
         if "[" in out[i].content:
             out[i] = Turn(out[i].role, strip_citations(out[i].content))
+        if out[i].role == "user" and term_stats is not None:
+            fixed, _ = correct_spelling(out[i].content, term_stats)
+            if fixed != out[i].content:
+                out[i] = Turn("user", fixed)
     return _chosen_options(out, read), read
 
 
