@@ -134,13 +134,14 @@ def binding(
     message: str, history: Sequence[str], rewrite: str, query: str, *, followup: bool = True
 ) -> Binding:
     """Compare what `query` carries over from `history` with what the human `rewrite` did."""
-    msg = content_terms(message)
     hist: dict[str, str] = {}
     for text in history:
         for stem_, word in content_terms(text).items():
             hist.setdefault(stem_, word)
-    rew = content_terms(rewrite)
-    qry = content_terms(query)
+    # a typo fixed on either side ("bevarage" typed, "beverage" carried) is the same term
+    msg = _aligned(content_terms(message), hist)
+    rew = _aligned(content_terms(rewrite), {**hist, **msg})
+    qry = _aligned(content_terms(query), {**hist, **msg})
     expected = {s: w for s, w in rew.items() if s in hist and s not in msg}
     carried = {s: w for s, w in qry.items() if s in hist and s not in msg}
     return Binding(
@@ -151,6 +152,38 @@ def binding(
         followup=followup,
         standalone_rewrite=not find_referents(rewrite) and find_ellipsis(rewrite) is None,
     )
+
+
+_TYPO_MIN = 5
+"""Terms this long or longer, one edit apart and with the same first letter, are one term
+misspelt ("climage", "climate"; not "sollutions", "pollution")."""
+
+
+def _aligned(terms: dict[str, str], known: Mapping[str, str]) -> dict[str, str]:
+    """`terms` with each stem that `known` lacks replaced by a known stem one edit away."""
+    out: dict[str, str] = {}
+    for s, word in terms.items():
+        if s not in known and len(s) >= _TYPO_MIN:
+            s = next(
+                (k for k in known if len(k) >= _TYPO_MIN and k[0] == s[0] and _one_edit(s, k)), s
+            )
+        out.setdefault(s, word)
+    return out
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """One substitution, insertion, deletion or swap of neighbours apart."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )  # fmt: skip
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = next((i for i in range(len(short)) if short[i] != long_[i]), len(short))
+    return short[i:] == long_[i + 1 :]
 
 
 def pooled_binding(bindings: Iterable[Binding]) -> dict[str, float | None]:

@@ -134,3 +134,29 @@ def test_strict_probes_leave_out_rewrites_that_kept_a_referent() -> None:
     assert kept.strict_topic_switch
     assert probe_over_binding([bound, kept]) == (0.5, 2)
     assert probe_over_binding([bound, kept], strict=True) == (0.0, 1)
+
+
+def test_a_carried_term_spelt_right_still_counts_as_carried() -> None:
+    """The resolver fixes typos in the history it reads: "bevarage" typed, "beverage"
+    carried is a carry (a probe that carried it is over-bound), and a typo the message
+    itself fixed ("Sollutions" -> "solutions") is the message's own word."""
+    b = binding("how do I script it?", ["can I make a bevarage sprite?"], "how do I script it?",
+                "how do I script the beverage?")  # fmt: skip
+    assert b.carried == ("beverage",)
+    assert b.topic_switch and b.over == 1
+    own = binding("Sollutions", ["what is water pollution?"], "solutions for water pollution",
+                  "solutions (water pollution)")  # fmt: skip
+    assert set(own.carried) == {"water", "pollution"}
+    assert own.recall == 1.0
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "one"),
+    [("climage", "climate", True), ("bevarage", "beverage", True), ("state", "stat", True),
+     ("abcde", "abdce", True), ("planet", "plane", True), ("cloud", "crowd", False),
+     ("water", "water", False)],
+)  # fmt: skip
+def test_one_edit_apart(a, b, one) -> None:
+    from tellmemore.eval.measures import _one_edit
+
+    assert _one_edit(a, b) is one
