@@ -26,6 +26,7 @@ from tellmemore.conversation.text import (
     Token,
     content_words,
     is_protected,
+    looks_plural,
     norm,
     stem,
     tokenize,
@@ -419,20 +420,19 @@ def agreement(ref: Referent, phrase: Phrase) -> float:
     word = ref.text.lower()
     if word not in _SINGULAR and word not in _PLURAL:
         return 1.0
-    last = phrase.text.split()[-1].lower() if phrase.text.split() else ""
-    plural = last.endswith("s") and not last.endswith(("ss", "us", "is"))
-    if (word in _PLURAL) != plural:
+    last = phrase.text.split()[-1] if phrase.text.split() else ""
+    if (word in _PLURAL) != looks_plural(last):
         return C.NUMBER_MISMATCH
     return 1.0
 
 
-def same_head_pair(cands: list[Candidate]) -> tuple[Phrase, Phrase] | None:
-    """The two most salient candidates that share a head word but differ before it."""
-    for i, a in enumerate(cands):
-        for b in cands[i + 1 :]:
+def same_head_pair(found: Sequence[Phrase]) -> tuple[Phrase, Phrase] | None:
+    """The first two phrases (best first) that share a head word but differ before it."""
+    for i, a in enumerate(found):
+        for b in found[i + 1 :]:
             both_long = len(a.stems) >= 2 and len(b.stems) >= 2
             if both_long and a.stems[-1] == b.stems[-1] and a.stems[:-1] != b.stems[:-1]:
-                return a.phrase, b.phrase
+                return a, b
     return None
 
 

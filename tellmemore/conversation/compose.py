@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from tellmemore.conversation.binding import PREDICATES, Phrase, Salience, phrases
 from tellmemore.conversation.referents import Referent, ReferentKind
-from tellmemore.conversation.text import content_words, stem, tokenize
+from tellmemore.conversation.text import content_words, looks_plural, stem, tokenize
 
 _PREPS = frozenset(
     """
@@ -145,9 +145,6 @@ def substitute_subject(
 _ENDS_IN_ONE = re.compile(r"^(?P<kind>.*\S)\s+(?P<one>ones?)(?P<end>\W*)$", re.IGNORECASE)
 
 
-_NOT_PLURAL = ("ss", "us", "is")
-
-
 def _head_for_one(fragment: str, replaced: str) -> str:
     """ "the Cisco one" replacing "routers" -> "the Cisco routers": the pro-form "one"
     stands for the head noun of what it replaces."""
@@ -156,7 +153,7 @@ def _head_for_one(fragment: str, replaced: str) -> str:
     if m is None or not words or not content_words(m.group("kind")):
         return fragment
     head = words[-1]
-    if m.group("one").lower() == "one" and head.endswith("s") and not head.endswith(_NOT_PLURAL):
+    if m.group("one").lower() == "one" and looks_plural(head):
         head = head[:-1]  # "the Cisco one" is one router
     return f"{m.group('kind')} {head}{m.group('end')}"
 

@@ -202,6 +202,13 @@ def missing_protected(message: str, query: str) -> list[str]:
     return [t for t in protected_tokens(message) if t not in have]
 
 
+def looks_plural(word: str) -> bool:
+    """A plural "s" at the end ("plans", not "class", "status", "analysis"): number
+    agreement and "one" -> head noun, guessed without a lexicon."""
+    low = word.lower()
+    return low.endswith("s") and not low.endswith(("ss", "us", "is"))
+
+
 def surface_form(phrase: str, texts: Iterable[str]) -> str:
     """The best-cased occurrence of `phrase` in `texts` ("cloud connect" -> "Cloud Connect").
 

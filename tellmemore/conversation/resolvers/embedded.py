@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
@@ -119,8 +119,13 @@ class EmbeddedResolver:
 class _Run:
     """One resolution: the history, the shared salience cache, the candidates."""
 
-    def __init__(self, history: list[Turn], context: ResolveContext) -> None:
-        self.history, read = _readable(history, context.window, context.term_stats)
+    def __init__(
+        self, history: list[Turn], context: ResolveContext, prepared: Set[int] = frozenset()
+    ) -> None:
+        """`prepared`: indices of `history` already made readable (a sub-run over the
+        parent's history: its typos are fixed once, not again for every sub-run)."""
+        self.history, read = _readable(history, context.window, context.term_stats, prepared)
+        self._read = frozenset(read)
         self._casing_texts = [self.history[i].content for i in read]
         """Where a phrase's best casing is looked for: the turns read, not the whole session."""
         self.context = context
@@ -128,6 +133,8 @@ class _Run:
         self._depth = 0
         self._chain: tuple[Phrase, str] | bool | None = False
         """The chained antecedent once looked up (False: not yet)."""
+        self._picked: Phrase | bool | None = False
+        """The option the last answer picked, once looked up (False: not yet)."""
         self._inner: tuple[str, int, int] | None = None
         """(message, end of its first name or distinctive phrase, end of its first noun
         phrase): pronouns after them may point inside the message."""
@@ -281,7 +288,7 @@ class _Run:
         ):
             return self._alternative(ref, items, list_turn)
         if ref.kind == ReferentKind.WHICH:
-            pair = same_head_pair(cands)
+            pair = same_head_pair([c.phrase for c in cands])
             if pair is not None:  # "static secrets" ... "dynamic secrets": which one?
                 joined = " or ".join(self._surface(p) for p in pair)
                 return Phrase(joined, tuple(s for p in pair for s in p.stems)), "assistant"
@@ -317,10 +324,20 @@ class _Run:
         }
         return not any(set(it.stems) & said for it in items)
 
+    def _sub_run(self, end: int) -> _Run:
+        """A run over the history before turn `end`, reusing what this run prepared."""
+        return _Run(self.history[:end], self.context, {i for i in self._read if i < end})
+
     def _picked_alternative(self) -> Phrase | None:
         """The alternative the last answer picked when the question before it asked which
         one: after "which one is the cheapest?" answered "Plan: Starter; ... $49", the "it"
-        of "how many sites does it include?" is Starter, not a phrase of the answer."""
+        of "how many sites does it include?" is Starter, not a phrase of the answer. Looked
+        up once per run, however many pronouns ask for it."""
+        if self._picked is False:
+            self._picked = self._find_picked()
+        return self._picked
+
+    def _find_picked(self) -> Phrase | None:
         h = self.history
         if len(h) < 3 or h[-1].role != "assistant" or h[-2].role != "user":
             return None
@@ -357,7 +374,7 @@ class _Run:
             ellipsis = None
         if not refs and ellipsis is None:
             return None
-        sub = _Run(self.history[:idx], self.context)
+        sub = self._sub_run(idx)
         sub.salience = self.salience
         res = sub.resolve(prev, depth=self._depth + 1)
         for key, value in res.bindings.items():
@@ -548,7 +565,7 @@ class _Run:
             return None
         if depth >= C.ELLIPSIS_DEPTH:
             return prev, prev
-        sub = _Run(self.history[:idx], self.context)
+        sub = self._sub_run(idx)
         sub.salience = self.salience
         res = sub.resolve(prev, depth=depth + 1)
         return prev, (prev if res.ambiguous else res.query)
@@ -637,7 +654,7 @@ class _Run:
                 query=append_phrases(question, [(chosen_phrase, chosen)]),
                 bindings={message.strip(" .?!"): chosen},
             )
-        sub = _Run(h[:orig], self.context)
+        sub = self._sub_run(orig)
         res = sub.resolve(question, depth=depth + 1, prefer=chosen)
         return None if res.ambiguous else res
 
@@ -665,8 +682,7 @@ def _offered_choice(answer: str) -> list[str] | None:
     options = parse_clarification(answer)
     if options or not _ASKS_TO_CHOOSE.search(answer):
         return options
-    found = [Candidate(p, 0.0, 0, "assistant") for p in phrases(strip_citations(answer))]
-    pair = same_head_pair(found)
+    pair = same_head_pair(phrases(strip_citations(answer)))
     return [pair[0].text, pair[1].text] if pair is not None else None
 
 
@@ -674,17 +690,23 @@ def _chosen_option(reply: str, options: list[str]) -> str | None:
     """The option a short reply picks by one of its own words ("enterprise"); "the regular
     one", naming none of them, is that kind of the options' shared head ("regular
     Instruction Permit")."""
-    said = {stem(w) for w in content_words(reply)}
-    words = [set(map(stem, content_words(o))) for o in options]
-    shared = set.intersection(*words)
-    chosen = [o for o, ws in zip(options, words, strict=True) if (ws - shared) & said]
-    if len(chosen) == 1:
-        return chosen[0]
+    named = _named_options(reply, options)
+    if named:
+        return named[0] if len(named) == 1 else None
     one = next((r for r in find_referents(reply) if r.kind == ReferentKind.ONE), None)
-    if chosen or one is None or not one.modifier or stem(one.modifier) in shared:
+    shared = set.intersection(*(set(map(stem, content_words(o))) for o in options))
+    if one is None or not one.modifier or stem(one.modifier) in shared:
         return None
     tail = _shared_tail(options)
     return f"{one.modifier} {tail}" if tail else None
+
+
+def _named_options(reply: str, options: list[str]) -> list[str]:
+    """The options whose own words (not those all options share) the reply says."""
+    said = {stem(w) for w in content_words(reply)}
+    words = [set(map(stem, content_words(o))) for o in options]
+    shared = set.intersection(*words)
+    return [o for o, ws in zip(options, words, strict=True) if (ws - shared) & said]
 
 
 def _shared_tail(options: list[str]) -> str:
@@ -745,7 +767,10 @@ def _varied(question: str) -> str | None:
 
 
 def _readable(
-    history: list[Turn], window: int, term_stats: TermStatsLookup | None = None
+    history: list[Turn],
+    window: int,
+    term_stats: TermStatsLookup | None = None,
+    prepared: Set[int] = frozenset(),
 ) -> tuple[list[Turn], list[int]]:
     """The history with citation marks stripped, the user's typos fixed (as the turn fixed
     them for its own search: "climage" would otherwise be the rarest, most salient word of
@@ -757,6 +782,8 @@ def _readable(
     read = sorted({*range(min(2, len(history))), *range(max(0, len(history) - tail), len(history))})
     out = list(history)
     for i in read:
+        if i in prepared:
+            continue
         if "[" in out[i].content:
             out[i] = Turn(out[i].role, strip_citations(out[i].content))
         if out[i].role == "user" and term_stats is not None:
@@ -777,9 +804,7 @@ def _chosen_options(history: list[Turn], read: list[int]) -> list[Turn]:
         options = parse_clarification(out[i - 1].content)
         if not options or len(content_words(out[i].content)) > C.CLARIFY_REPLY_WORDS:
             continue
-        said = {stem(w) for w in content_words(out[i].content)}
-        shared = set.intersection(*(set(map(stem, content_words(o))) for o in options))
-        chosen = [o for o in options if (set(map(stem, content_words(o))) - shared) & said]
+        chosen = _named_options(out[i].content, options)
         if len(chosen) == 1:
             out[i] = Turn("user", chosen[0])
     return out
