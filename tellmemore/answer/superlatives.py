@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-_PRICE = ("price", "cost", "fee", "fees", "costs", "prices")
+_PRICE = ("price", "cost", "fee")
 _SPEED = ("speed", "bandwidth", "throughput", "rate")
 _FIXED: tuple[tuple[re.Pattern[str], tuple[str, ...], bool], ...] = (
     (re.compile(r"\b(?:cheap(?:est|er)|less expensive|least expensive|lowest[- ]priced)\b"),
@@ -109,9 +109,7 @@ def wanted(question: str) -> tuple[tuple[str, ...], bool] | None:
     m = _DIRECTED.search(low)
     if m is None:
         return None
-    noun = m.group(2)
-    forms = {noun, noun.rstrip("s"), noun + "s"}
-    return tuple(forms), m.group(1) in _LARGEST
+    return tuple(_words(m.group(2))), m.group(1) in _LARGEST
 
 
 def pick(question: str, texts: Sequence[str]) -> str | None:
@@ -133,9 +131,7 @@ def pick(question: str, texts: Sequence[str]) -> str | None:
             continue  # "which pass is the cheapest?" is not asked of a table of plans
         if not asked and i > 0:
             return None  # "which is the cheapest?" names nothing: the best-ranked table only
-        column = next(
-            (c for c in columns if set(re.findall(r"[a-z]+", c.lower())) & set(words)), None
-        )
+        column = next((c for c in columns if _words(c) & set(words)), None)
         if column is None:
             continue
         named = [r for r in table if _words(next(iter(r.cells.values()))) <= asked]

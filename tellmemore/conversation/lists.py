@@ -8,7 +8,7 @@ ordinals only, the coordinated clauses of a short answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Phrase, phrases, sentences
@@ -60,18 +60,12 @@ _ROW = re.compile(r"^([^:;.]{1,40}):\s*([^;]+?)\s*;")
 def _table_rows(sents: list[str]) -> list[Phrase]:
     """Consecutive quoted table rows with the same first column: its values are the items
     ("Starter", "Pro", "Enterprise")."""
-    best: list[Phrase] = []
-    run: list[Phrase] = []
-    key = None
-    for s in [*sents, ""]:
+
+    def row(s: str) -> tuple[str, Phrase] | None:
         m = _ROW.match(s)
-        if m is not None and m.group(1).lower() == key:
-            run.append(_value(m.group(2)))
-            continue
-        if len(run) >= 2 and len(run) > len(best):
-            best = run
-        key, run = (m.group(1).lower(), [_value(m.group(2))]) if m else (None, [])
-    return best
+        return (m.group(1).lower(), _value(m.group(2))) if m else None
+
+    return _longest_run(sents, row)
 
 
 _LABEL = re.compile(r"^([A-Z][^:;.?!]{0,38}):\s+\S")
@@ -80,17 +74,31 @@ _LABEL = re.compile(r"^([A-Z][^:;.?!]{0,38}):\s+\S")
 
 def _labelled(sents: list[str]) -> list[Phrase]:
     """Consecutive sentences that each open with a short label (a list item quoted as
-    prose: "Single ride: 3 dollars ... Day pass: 12 dollars ..."): the labels, longest run."""
+    prose: "Single ride: 3 dollars ... Day pass: 12 dollars ..."): the labels."""
+
+    def label(s: str) -> tuple[str, Phrase] | None:
+        m = _LABEL.match(s)
+        return ("", _value(m.group(1))) if m and not _ROW.match(s) else None
+
+    return _longest_run(sents, label)
+
+
+def _longest_run(
+    sents: list[str], read: Callable[[str], tuple[str, Phrase] | None]
+) -> list[Phrase]:
+    """The longest run (2+) of consecutive sentences `read` gives an item for, all under
+    one key (a table's first column)."""
     best: list[Phrase] = []
     run: list[Phrase] = []
+    key = None
     for s in [*sents, ""]:
-        m = _LABEL.match(s)
-        if m is not None and not _ROW.match(s):
-            run.append(_value(m.group(1)))
+        got = read(s) if s else None
+        if got is not None and got[0] == key:
+            run.append(got[1])
             continue
         if len(run) >= 2 and len(run) > len(best):
             best = run
-        run = []
+        key, run = (got[0], [got[1]]) if got else (None, [])
     return best
 
 
@@ -124,8 +132,10 @@ def _parallel_sentences(sents: list[str], answer: str) -> list[Phrase]:
         if not best and len(group) >= 2 and _COUNT_WORDS & set(answer.lower().split()):
             best = [_truncate(p, 2) for p in group]
         i = j + 1
-    unique = list({p.stems: p for p in best[::-1]}.values())  # the first of each, ...
-    unique.sort(key=best.index)  # ... in the answer's order
+    first: dict[tuple[str, ...], Phrase] = {}
+    for p in best:  # a label quoted twice ("Pro" in a row and a sentence) counts once
+        first.setdefault(p.stems, p)
+    unique = list(first.values())
     return unique if len(unique) >= 2 else _shared_subject(sents)
 
 
