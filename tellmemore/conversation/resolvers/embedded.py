@@ -197,7 +197,7 @@ class _Run:
         from_assistant = False
         bound_before: Phrase | None = None
         for ref in refs:
-            if prefer is None and self._bound_in_message(message, ref):
+            if prefer is None and self._stands_alone(message, ref, cands, items):
                 continue
             if (
                 ref.kind in _CHAINED_KINDS
@@ -221,7 +221,7 @@ class _Run:
             bindings[ref.text] = text
             edits.append((ref, replacement(ref, phrase, text, message)))
             from_assistant |= source_role != "user"
-        if not edits and all(self._bound_in_message(message, r) for r in refs):
+        if not edits and all(self._stands_alone(message, r, cands, items) for r in refs):
             if ellipsis is not None:
                 return self._ellipsis(message, ellipsis, cands, depth)
             return Resolution(query=message)  # "North Carolina ... its weather": inside
@@ -386,6 +386,22 @@ class _Run:
             own = {stem(w) for w in content_words(ellipsis.fragment) if not w.endswith("ly")}
             return next(((p, "user") for p in phrases(res.query) if set(p.stems) & own), None)
         return None
+
+    def _stands_alone(
+        self, message: str, ref: Referent, cands: list[Candidate], items: list[Phrase]
+    ) -> bool:
+        """The referent needs nothing from the history: bound earlier in the message, or a
+        demonstrative whose noun no phrase of the history holds ("how can all this money
+        help?" after "NASA has invested a lot": the noun says what is meant, and binding
+        the most salient phrase instead made "this money (Saturn)")."""
+        if self._bound_in_message(message, ref):
+            return True
+        noun = ref.modifier
+        if ref.kind is not ReferentKind.DEMONSTRATIVE or not noun or noun.lower().endswith("ly"):
+            return False  # "are these regionally affected?": "these" alone points back
+        return (
+            containing(noun, items) is None and containing(noun, [c.phrase for c in cands]) is None
+        )
 
     def _bound_in_message(self, message: str, ref: Referent) -> bool:
         """A pronoun whose antecedent is earlier in the same message: a name or a
