@@ -45,7 +45,8 @@ FUNCTION_WORDS = frozenset(
         type bit question questions answer answers info information detail details
         example examples again now also else ever never always often sometimes usually
         overall however actually basically generally especially particularly probably
-        maybe perhaps apart besides aside
+        maybe perhaps apart besides aside because although though while whereas whilst
+        unless
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Words that carry no subject of their own (stopwords plus conversational filler)."""

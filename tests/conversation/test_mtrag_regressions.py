@@ -214,6 +214,15 @@ def test_a_past_participle_ends_the_noun_phrase() -> None:
     assert [p.text for p in phrases("two hundred")] == ["two hundred"]
 
 
+def test_a_subordinating_conjunction_is_no_part_of_a_phrase() -> None:
+    """cloud: "which one protects more?" compared "Static secret or while static secrets"."""
+    text = "Dynamic secrets expire after use, while static secrets stay valid until rotated."
+    starts = [p.text.split()[0].lower() for p in phrases(text)]
+    assert "while" not in starts
+    for word in ("because", "although", "whereas", "unless"):
+        assert all(word not in p.stems for p in phrases(f"It fails {word} the admin key expired."))
+
+
 @pytest.mark.parametrize(
     ("message", "expected"),
     [
