@@ -426,6 +426,18 @@ def agreement(ref: Referent, phrase: Phrase) -> float:
     return 1.0
 
 
+def same_number(ref: Referent, earlier: Referent) -> bool:
+    """Both referents are marked for the same number by their first word ("those sports
+    ... them"), whatever the antecedent bound to the earlier one looks like."""
+
+    def plural(r: Referent) -> bool | None:
+        first = r.text.lower().split()[0]
+        return True if first in _PLURAL else False if first in _SINGULAR else None
+
+    a, b = plural(ref), plural(earlier)
+    return a is not None and a == b
+
+
 def same_head_pair(found: Sequence[Phrase]) -> tuple[Phrase, Phrase] | None:
     """The first two phrases (best first) that share a head word but differ before it."""
     for i, a in enumerate(found):

@@ -454,3 +454,26 @@ def test_issue7_these_before_an_adverb_still_points_back() -> None:
     ]
     res = resolve("are these regionally affected?", history)
     assert res.bindings or res.unbound_referent
+
+
+def test_issue7_a_plural_pronoun_after_a_plural_demonstrative_is_the_same_thing() -> None:
+    """clapnq: "Are those sport only played by men, or can women play them?" bound "them" to
+    "thousands" (a quantity the user had said), then to the topic name."""
+    history = [
+        U("Soccer is a popular sport. How does it differ from rugby, also watched by thousands?"),
+        A("Soccer is played with the feet; rugby allows carrying the ball. [1]"),
+    ]
+    res = resolve("Are those sports only played by man or woman also can play them?", history)
+    assert "them" not in res.bindings
+    assert res.query.endswith("play them?")
+
+
+def test_issue7_a_quantity_word_is_no_antecedent() -> None:
+    """A quantity the user said ("watched by millions") names nothing to search for."""
+    history = [
+        U("Soccer is watched by millions around the world."),
+        A("It is the most popular sport. [1]"),
+    ]
+    res = resolve("can women play them?", history)
+    assert "millions" not in res.bindings.values()
+    assert "millions" not in res.query

@@ -34,6 +34,7 @@ from tellmemore.conversation.binding import (
     matching,
     phrases,
     same_head_pair,
+    same_number,
     sentences,
 )
 from tellmemore.conversation.compose import (
@@ -195,16 +196,18 @@ class _Run:
         edits: list[tuple[Referent, str]] = []
         bindings: dict[str, str] = {}
         from_assistant = False
-        bound_before: Phrase | None = None
+        bound_before: tuple[Referent, Phrase] | None = None
         for ref in refs:
             if prefer is None and self._stands_alone(message, ref, cands, items):
                 continue
             if (
                 ref.kind in _CHAINED_KINDS
                 and bound_before is not None
-                and agreement(ref, bound_before) >= 1.0
+                and (agreement(ref, bound_before[1]) >= 1.0 or same_number(ref, bound_before[0]))
             ):
-                continue  # "the second one, does it include helmets?": "it" is that one
+                # "the second one, does it include helmets?": "it" is that one; "are
+                # those sport played by women, can they play them?": "them" is those
+                continue
             out = self._bind_one(ref, cands, items, list_turn, prefer)
             if isinstance(out, _Ambiguous):  # a coin flip between alternatives: ask
                 return Resolution(
@@ -216,7 +219,7 @@ class _Run:
             if out is None:
                 continue
             phrase, source_role = out
-            bound_before = phrase
+            bound_before = (ref, phrase)
             text = self._surface(phrase)
             bindings[ref.text] = text
             edits.append((ref, replacement(ref, phrase, text, message)))
@@ -826,10 +829,21 @@ def _chosen_options(history: list[Turn], read: list[int]) -> list[Turn]:
     return out
 
 
+_QUANTITY_WORDS = frozenset(
+    """dozen dozens hundred hundreds thousand thousands million millions billion
+    billions""".split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
 def _can_be_pointed_at(c: Candidate) -> bool:
-    """A number or date alone ("324-337 AD") is no thing "it" names, nor is a lone
-    lower-case word of the assistant's wording ("purple"): the user's subject is."""
+    """A number or date alone ("324-337 AD", "thousands") is no thing "it" names, nor is a
+    lone lower-case word of the assistant's wording ("purple"): the user's subject is."""
     words = c.phrase.text.split()
-    if all(any(ch.isdigit() for ch in w) or (w.isupper() and len(w) <= 2) for w in words):
+    if all(
+        any(ch.isdigit() for ch in w)
+        or (w.isupper() and len(w) <= 2)
+        or w.lower() in _QUANTITY_WORDS
+        for w in words
+    ):
         return False
     return not (c.role == "assistant" and len(words) == 1 and words[0][:1].islower())
