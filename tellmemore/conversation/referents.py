@@ -249,6 +249,8 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
     prev_low = toks[i - 1].low if i > 0 else None
     if w in ("it", "that", "this") and prev_low in _DO and (nxt is None or gap or nxt in _HOW):
         return None  # "how can I do that?", "do it using Carthage": the action, not a thing
+    if w == "it" and prev_low in ("knew", "guessed") and (nxt is None or gap):
+        return None  # "Of course I knew it!": an exclamation, no thing of the documents
     if w in _CONTRACTED_IT:  # "if it's missed": "it" + "is"
         if nxt in _DUMMY_IT_NEXT or _it_takes_to(toks, i):
             return None

@@ -151,10 +151,18 @@ def test_only_the_users_turns_are_read_for_definites() -> None:
         "does it snow in the mountains in April?",
         "It seems the city has invested a lot. How does that money help residents?",
         "It appears the office moved. Where is the new address?",
+        "Of course I knew it!  just teasing, sorry.  How to script a sprite?",
     ],
 )
 def test_a_dummy_it_is_no_referent(message: str) -> None:
     assert not [r for r in find_referents(message) if r.text.lower() == "it"]
+
+
+def test_knew_it_before_more_words_still_points_back() -> None:
+    assert [r.text for r in find_referents("I knew it had a free tier, how big is it?")] == [
+        "it",
+        "it",
+    ]
 
 
 def test_it_seems_to_still_points_back() -> None:
