@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.referents import Referent
 from tellmemore.conversation.text import (
+    AUXILIARIES,
     COMMON_VERBS,
     FUNCTION_WORDS,
     GENERIC_NOUNS,
@@ -47,6 +48,13 @@ _DETS = frozenset(
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 _SUBJECT_PRONOUNS = frozenset({"i", "you", "we", "they", "he", "she", "it"})
+_DO = frozenset({"do", "does", "did"})
+_VERBISH = (
+    COMMON_VERBS
+    | AUXILIARIES
+    | frozenset("need want get got give say tell know like mean explain describe".split())  # noqa: SIM905
+)
+"""Words after a do-support subject that are its verb: the subject phrase ended before."""
 _NOT_NOUNS = frozenset(
     """
         sorry soon next last long bad good great new old big small sudden true false sure
@@ -229,11 +237,15 @@ def _parse_phrases(text: str) -> tuple[Phrase, ...]:
     before = ""
     last_fn = ""
     initial: set[int] = set()
+    do_pending = False
+    do_subject = False
 
-    def flush(at_break: bool = False) -> None:
+    def flush(at_break: bool = False, verb_follows: bool = False) -> None:
         nonlocal run
         while run and run[-1].low in _JOINERS:
             run.pop()
+        if do_subject and not verb_follows and len(run) > 1 and run[-1].text.islower():
+            run.pop()  # "how does version 6.15.0 differ from ...": do-support's bare verb
         while len(run) > 1 and (_is_participle(run[-1].text) or run[-1].low in _TRAILING_ADVERBS):
             run.pop()  # "the Act enacted", "states located": a verb ends the noun phrase;
             # "return the bike late": an adverb does too ("late fee" keeps its "late")
@@ -247,6 +259,7 @@ def _parse_phrases(text: str) -> tuple[Phrase, ...]:
             initial.add(tok.start)
         if i > 0 and _BREAK_PUNCT.search(between):
             flush(at_break=True)
+            do_pending = False
             last_prep, last_det, last_fn = None, False, ""
         low = norm(tok.text)
         if i > 0 and toks[i - 1].low in _SUBJECT_PRONOUNS and not run and tok.text.islower():
@@ -268,9 +281,14 @@ def _parse_phrases(text: str) -> tuple[Phrase, ...]:
         if joiner or (low not in FUNCTION_WORDS and low not in COMMON_VERBS and low):
             if not run:
                 prep, det, before = last_prep, last_det, last_fn
+                do_subject, do_pending = do_pending, False
             run.append(tok)
             continue
-        flush()
+        flush(verb_follows=low in _VERBISH)
+        if low in _DO:
+            do_pending = True
+        elif low not in _DETS:
+            do_pending = False
         last_fn = low
         if low in _DETS:
             last_det = True

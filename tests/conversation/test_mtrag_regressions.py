@@ -222,6 +222,23 @@ def test_a_past_participle_ends_the_noun_phrase() -> None:
     assert [p.text for p in phrases("two hundred")] == ["two hundred"]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("How does version 6.15.0 differ from 6.14.0?", ["version 6.15.0", "6.14.0"]),
+        ("How do cyclones form on Jupiter?", ["cyclones", "Jupiter"]),
+        ("Did the Apollo 11 mission land?", ["Apollo 11 mission"]),
+        # the subject already ended at its verb: nothing to trim
+        ("Does the Basic plan include escalation?", ["Basic plan", "escalation"]),
+        ("Does the rental bike have brakes?", ["rental bike", "brakes"]),
+        ("how do I renew my boating safety certificate", ["boating safety certificate"]),
+    ],
+)
+def test_the_bare_verb_after_a_do_support_subject_ends_it(text: str, expected: list[str]) -> None:
+    """cloud: "How does version 6.15.0 differ?" made "How do I use version 6.15.0 differ?"."""
+    assert [p.text for p in phrases(text)] == expected
+
+
 def test_a_subordinating_conjunction_is_no_part_of_a_phrase() -> None:
     """cloud: "which one protects more?" compared "Static secret or while static secrets"."""
     text = "Dynamic secrets expire after use, while static secrets stay valid until rotated."
