@@ -477,3 +477,9 @@ def test_issue7_a_quantity_word_is_no_antecedent() -> None:
     res = resolve("can women play them?", history)
     assert "millions" not in res.bindings.values()
     assert "millions" not in res.query
+
+
+def test_issue7_a_unit_is_no_antecedent() -> None:
+    """cloud: "How many types does it offer?" became "... does megabytes offer?"."""
+    res = resolve("How many types does it offer?", [U("Is it 512 megabytes?"), A("Yes. [1]")])
+    assert "megabytes" not in res.query

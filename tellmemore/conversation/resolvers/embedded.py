@@ -831,7 +831,7 @@ def _chosen_options(history: list[Turn], read: list[int]) -> list[Turn]:
 
 _QUANTITY_WORDS = frozenset(
     """dozen dozens hundred hundreds thousand thousands million millions billion
-    billions""".split()  # noqa: SIM905 - a word list reads better as text
+    billions percent bytes kilobytes megabytes gigabytes terabytes kb mb gb tb""".split()  # noqa: SIM905
 )
 
 
