@@ -410,31 +410,36 @@ def test_the_other_one_still_reads_a_list_the_user_kept_talking_about() -> None:
     assert "Standard" in res.query
 
 
-def test_issue7_a_demonstrative_whose_noun_the_history_never_says_describes_itself() -> None:
-    """govt: "all this money" after "NASA has invested a lot" bound the most salient
-    phrase of the history ("this money (Saturn)"); the noun says what is meant."""
-    history = [
-        U("What did Cassini discover about Saturn?"),
-        A("Cassini found geysers on Enceladus, a moon of Saturn. [1]"),
-    ]
-    message = "NASA has invested a lot in its programs. How can all this money help mankind?"
+@pytest.mark.parametrize(
+    ("history", "message"),
+    [
+        # govt: "all this money" after "NASA has invested a lot" bound the most salient
+        # phrase of the history ("this money (Saturn)"); the noun says what is meant
+        (
+            [
+                U("What did Cassini discover about Saturn?"),
+                A("Cassini found geysers on Enceladus, a moon of Saturn. [1]"),
+            ],
+            "NASA has invested a lot in its programs. How can all this money help mankind?",
+        ),
+        # govt: "those cyclones on Jupiter" after the user asked about cyclones became
+        # "those cyclones (typhoons depending) for Juno and Galileo able on Jupiter"
+        (
+            [
+                U("Are there cyclones on Jupiter?"),
+                A("Jupiter's cyclones are powered by heat rising from deep inside it. [1]"),
+            ],
+            "Can those cyclones on Jupiter affect the planet Earth?",
+        ),
+    ],
+)
+def test_issue7_a_demonstrative_whose_noun_no_other_phrase_holds_describes_itself(
+    history: list[Turn], message: str
+) -> None:
     res = resolve(message, history)
     assert res.query == message
     assert res.bindings == {}
     assert not res.unbound_referent  # nothing failed to bind: nothing pointed back
-
-
-def test_issue7_a_demonstrative_whose_noun_the_message_already_says_adds_nothing() -> None:
-    """govt: "those cyclones on Jupiter" after the user asked about cyclones became "those
-    cyclones (typhoons depending) for Juno and Galileo able on Jupiter"."""
-    history = [
-        U("Are there cyclones on Jupiter?"),
-        A("Jupiter's cyclones are powered by heat rising from deep inside the planet. [1]"),
-    ]
-    message = "Can those cyclones on Jupiter affect the planet Earth?"
-    res = resolve(message, history)
-    assert res.query == message
-    assert res.bindings == {}
 
 
 def test_issue7_a_demonstrative_still_binds_the_phrase_holding_its_noun() -> None:
