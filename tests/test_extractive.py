@@ -44,6 +44,49 @@ def test_the_items_come_only_with_a_sentence_announcing_them_for_the_question() 
     assert "Plan: Starter; Price: $49." not in quoted
 
 
+ROUTERS_PDF = (
+    "Cloud Connect supported routers\n\n"
+    "Cloud Connect supported routers\n"
+    "Cloud Connect works with any router that supports IPsec IKEv2 with\n"
+    "AES-256-GCM. The models below are tested by Aster Labs and have a\n"
+    "ready-made configuration download in the console.\n"
+    "Norrland NR-500: firmware 7.2 or later.\n"
+    "Norrland NR-900: firmware 7.4 or later; needed for 10 Gbit/s sites.\n"
+    "Kestrel Edge K3: firmware 2.8 or later.\n"
+    "Routers not on this list can still connect with the generic IKEv2\n"
+    "configuration.\n"
+)
+
+
+def test_a_list_of_labelled_lines_is_quoted_after_the_sentence_announcing_it() -> None:
+    """A PDF's list has lost its bullets: "Label: value" lines in a row are its items, and
+    "The models below ..." announces them (the sample docs' router question had quoted
+    only the sentences around the list)."""
+    chunk = make_chunk("routers", ROUTERS_PDF, title="Cloud Connect supported routers")
+    assert [u.item for u in units(ROUTERS_PDF, chunk.header)] == [
+        False,
+        False,
+        True,
+        True,
+        True,
+        False,
+    ]
+    found = best_sentences(
+        "What routers does Cloud Connect support?", [Hit(chunk=chunk, score=1.0, rank=1)]
+    )
+    quoted = [e.sentence for e in found]
+    assert quoted[0].startswith("Cloud Connect works with any router")  # the title is dropped
+    assert "Norrland NR-900: firmware 7.4 or later; needed for 10 Gbit/s sites." in quoted
+    assert "Kestrel Edge K3: firmware 2.8 or later." in quoted
+
+
+def test_a_single_labelled_sentence_stays_a_sentence() -> None:
+    assert [u.item for u in units("Note: restart the router. Then wait a minute.")] == [
+        False,
+        False,
+    ]
+
+
 TIERS_TABLE = (
     "Cloud Connect is sold in three plans.\n\n"
     "| Plan | Price per month | Sites included | Bandwidth per site |\n"

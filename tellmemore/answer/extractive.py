@@ -121,6 +121,12 @@ def _fold(word: str) -> str:
     return word
 
 
+LABELLED = re.compile(r"^([A-Z][^:;.?!]{0,38}):\s+\S")
+"""A sentence opening with a short label ("Norrland NR-500: firmware 7.2 or later.", "Day
+pass: 12 dollars, unlimited rides"): two or more in a row are a list written as lines
+(a PDF's list loses its bullets). The conversation layer reads quoted answers with it."""
+_POINTS_AHEAD = re.compile(r"\b(?:below|the following|as follows)\b", re.IGNORECASE)
+
 MAX_ITEMS = 6
 """Items of a list or table quoted after the sentence that announces them."""
 _COUNT = re.compile(
@@ -165,6 +171,9 @@ def units(text: str, header: str | None = None) -> list[Unit]:
 
     for raw in lines:
         line = raw.strip()
+        if header and line == header.strip():
+            flush()  # the title again, as a PDF page repeats it above its text
+            continue
         if not line.startswith("|"):
             table_header = None
         if not line or set(line) <= set("|-: "):
@@ -196,6 +205,23 @@ def units(text: str, header: str | None = None) -> list[Unit]:
             out.append(Unit(block.strip(), True))
             continue
         out.extend(Unit(p.strip()) for p in _SENTENCE_END.split(block) if p.strip())
+    return _labelled_runs(out)
+
+
+def _labelled_runs(us: list[Unit]) -> list[Unit]:
+    """Two or more consecutive labelled sentences become list items."""
+    out: list[Unit] = []
+    i = 0
+    while i < len(us):
+        j = i
+        while j < len(us) and not us[j].item and LABELLED.match(us[j].text):
+            j += 1
+        if j - i >= 2:
+            out.extend(Unit(u.text, True) for u in us[i:j])
+            i = j
+        else:
+            out.append(us[i])
+            i += 1
     return out
 
 
@@ -245,9 +271,9 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
     quoted = {(hi, si) for _, hi, si, _ in chosen}
     for sc, hi, si, sentence in chosen:
         out.append(Extract(sentence=sentence, hit_index=hi, score=sc))
-        if chunk_units[hi][si].item or not _announces(sentence, q_terms):
+        if chunk_units[hi][si].item:
             continue
-        for sj in _items_after(chunk_units[hi], si):
+        for sj in _announced_items(chunk_units[hi], si, q_terms):
             if (hi, sj) not in quoted:
                 quoted.add((hi, sj))
                 out.append(Extract(sentence=chunk_units[hi][sj].text, hit_index=hi, score=sc))
@@ -269,10 +295,20 @@ def _superlative_first(
     return [Extract(sentence=picked, hit_index=hit_index, score=score), *others]
 
 
+def _announced_items(us: Sequence[Unit], si: int, q_terms: set[str]) -> list[int]:
+    """The items right after unit `si` when it, or a sentence between it and them,
+    announces them ("... works with any router. The models below are tested ...")."""
+    items = _items_after(us, si)
+    if items and any(_announces(us[j].text, q_terms) for j in range(si, items[0])):
+        return items
+    return []
+
+
 def _announces(sentence: str, q_terms: set[str]) -> bool:
-    """ "Cloud Connect is sold in three plans.", "Three steps:" for a question about plans
-    or steps: the list that follows is the answer."""
-    if sentence.rstrip().endswith(":"):
+    """ "Cloud Connect is sold in three plans.", "Three steps:", "The models below are
+    tested" for a question about plans, steps or routers: the list that follows is the
+    answer."""
+    if sentence.rstrip().endswith(":") or _POINTS_AHEAD.search(sentence):
         return True
     return any(_fold(m.group(1).lower()) in q_terms for m in _COUNT.finditer(sentence))
 

@@ -434,12 +434,13 @@ _PLURAL = frozenset({"they", "them", "their", "themselves", "these", "those"})
 
 
 def agreement(ref: Referent, phrase: Phrase) -> float:
-    """Number agreement, guessed from the last word's plural "s"."""
+    """Number agreement, guessed from the last word's plural "s" or a coordination ("Norrland
+    NR-500 and Norrland NR-900" are they)."""
     word = ref.text.lower()
     if word not in _SINGULAR and word not in _PLURAL:
         return 1.0
     last = phrase.text.split()[-1] if phrase.text.split() else ""
-    if (word in _PLURAL) != looks_plural(last):
+    if (word in _PLURAL) != (looks_plural(last) or " and " in phrase.text):
         return C.NUMBER_MISMATCH
     return 1.0
 

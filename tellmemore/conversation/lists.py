@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from tellmemore.answer.extractive import LABELLED
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Phrase, phrases, sentences
 from tellmemore.conversation.text import stem, tokenize
@@ -53,8 +54,10 @@ def _label(item: str) -> Phrase | None:
     return ps[0] if ps else None
 
 
-_ROW = re.compile(r"^([^:;.]{1,40}):\s*([^;]+?)\s*;")
-"""A table row as the extractive answer quotes it: "Plan: Starter; Price per month: $49; ..."."""
+_ROW = re.compile(r"^([^:;.]{1,40}):\s*([^;]+?)\s*;(?=\s*[^:;.]{1,40}:)")
+"""A table row as the extractive answer quotes it: "Plan: Starter; Price per month: $49; ...".
+A second "column:" after the ";" tells it from a labelled sentence whose value holds a
+";" ("Norrland NR-900: firmware 7.4 or later; needed for 10 Gbit/s sites.")."""
 
 
 def _table_rows(sents: list[str]) -> list[Phrase]:
@@ -68,16 +71,12 @@ def _table_rows(sents: list[str]) -> list[Phrase]:
     return _longest_run(sents, row)
 
 
-_LABEL = re.compile(r"^([A-Z][^:;.?!]{0,38}):\s+\S")
-"""A sentence opening with a short label: "Day pass: 12 dollars, unlimited rides ..."."""
-
-
 def _labelled(sents: list[str]) -> list[Phrase]:
     """Consecutive sentences that each open with a short label (a list item quoted as
     prose: "Single ride: 3 dollars ... Day pass: 12 dollars ..."): the labels."""
 
     def label(s: str) -> tuple[str, Phrase] | None:
-        m = _LABEL.match(s)
+        m = LABELLED.match(s)
         return ("", _value(m.group(1))) if m and not _ROW.match(s) else None
 
     return _longest_run(sents, label)

@@ -488,3 +488,56 @@ def test_issue7_a_unit_is_no_antecedent() -> None:
     """cloud: "How many types does it offer?" became "... does megabytes offer?"."""
     res = resolve("How many types does it offer?", [U("Is it 512 megabytes?"), A("Yes. [1]")])
     assert "megabytes" not in res.query
+
+
+ROUTERS_ANSWER = (
+    "Cloud Connect works with any router that supports IPsec IKEv2 with AES-256-GCM. [1] "
+    "Norrland NR-500: firmware 7.2 or later. [1] "
+    "Norrland NR-900: firmware 7.4 or later; needed for 10 Gbit/s sites. [1] "
+    "Kestrel Edge K3: firmware 2.8 or later. [1] Kestrel Edge K7: firmware 3.1 or later. [1]"
+)
+NR_ROUTERS = [U("What routers does Cloud Connect support?"), A(ROUTERS_ANSWER)]
+
+
+def test_a_labelled_value_holding_a_semicolon_is_no_table_row() -> None:
+    from tellmemore.conversation.lists import list_items
+
+    labels = [p.text for p in list_items(strip_citations(ROUTERS_ANSWER))]
+    assert labels == ["Norrland NR-500", "Norrland NR-900", "Kestrel Edge K3", "Kestrel Edge K7"]
+
+
+def test_the_brand_one_of_two_models_asks_which() -> None:
+    res = resolve("is the Kestrel one supported on the Starter plan?", NR_ROUTERS)
+    assert res.ambiguous
+    assert res.candidates == ("Kestrel Edge K3", "Kestrel Edge K7")
+
+
+def test_the_brand_ones_are_all_its_models_and_stay_the_topic() -> None:
+    history = [
+        *NR_ROUTERS,
+        U("is the Kestrel Edge K7 supported on the Starter plan?"),
+        A("Starter is supported through the community forum only. [1]"),
+    ]
+    res = resolve("what about the Norrland ones?", history)
+    assert res.bindings["the Norrland ones"] == "Norrland NR-500 and Norrland NR-900"
+    assert "Kestrel" not in res.query
+    history += [U("what about the Norrland ones?"), A("Both are supported. [1]")]
+    them = resolve("how do I set them up?", history)  # a coordination is plural
+    assert them.bindings == {"them": "Norrland NR-500 and Norrland NR-900"}
+    history += [U("how do I set them up?"), A("Download the configuration. [1]")]
+    which = resolve("which one do I need for 10 Gbit/s?", history)
+    assert which.bindings == {"which one": "Norrland NR-500 or Norrland NR-900"}
+
+
+def test_it_after_which_one_is_the_option_the_answer_gives_for_the_question() -> None:
+    """Both models were quoted; the one whose sentence says "10 Gbit/s" was picked."""
+    history = [
+        *NR_ROUTERS,
+        U("which one do I need for 10 Gbit/s?"),
+        A(
+            "Norrland NR-500: firmware 7.2 or later. [1] "
+            "Norrland NR-900: firmware 7.4 or later; needed for 10 Gbit/s sites. [1]"
+        ),
+    ]
+    res = resolve("what firmware does it need?", history)
+    assert res.bindings == {"it": "Norrland NR-900"}

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Sequence, Set
+from collections.abc import Iterator, Sequence, Set
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
@@ -67,6 +67,7 @@ from tellmemore.conversation.text import (
     FUNCTION_WORDS,
     GENERIC_NOUNS,
     content_words,
+    looks_plural,
     missing_protected,
     stem,
     strip_citations,
@@ -271,9 +272,14 @@ class _Run:
                 return items[n - 1 if n > 0 else -1], "assistant"
             return None
         if ref.modifier and ref.kind in (ReferentKind.ONE, ReferentKind.DEMONSTRATIVE):
-            hit = containing(ref.modifier, items) or containing(
-                ref.modifier, [c.phrase for c in cands]
-            )
+            named = [p for p in items if stem(ref.modifier) in p.stems]
+            named = named or self._items_naming(ref.modifier)
+            if len(named) >= 2 and ref.kind is ReferentKind.ONE:
+                if ref.text.lower().endswith("ones"):  # "the Norrland ones": all of them
+                    joined = " and ".join(self._surface(p) for p in named)
+                    return Phrase(joined, tuple(s for p in named for s in p.stems)), "assistant"
+                return _Ambiguous(named)  # "the Kestrel one" of two Kestrel models: ask
+            hit = named[0] if named else containing(ref.modifier, [c.phrase for c in cands])
             if hit is not None:
                 return hit, "assistant"
             if ref.kind == ReferentKind.ONE:
@@ -295,6 +301,11 @@ class _Run:
             if pair is not None:  # "static secrets" ... "dynamic secrets": which one?
                 joined = " or ".join(self._surface(p) for p in pair)
                 return Phrase(joined, tuple(s for p in pair for s in p.stems)), "assistant"
+            chained = self._chained_antecedent() if self._depth < C.ELLIPSIS_DEPTH else None
+            if chained is not None and " and " in chained[0].text:
+                # "how do I set them up?" was about two models: "which one" is one of them
+                options = chained[0].text.replace(" and ", " or ")
+                return Phrase(options, chained[0].stems), "user"
         if ref.kind in _CHAINED_KINDS and self._depth < C.ELLIPSIS_DEPTH:
             picked = self._picked_alternative()
             if picked is not None and agreement(ref, picked) >= 1.0:
@@ -356,7 +367,12 @@ class _Run:
         )
         answer = strip_citations(h[-1].content).lower()
         found = [(pos, item) for item in offered if (pos := _mention(answer, item)) >= 0]
-        return min(found, key=lambda f: f[0])[1] if found else None
+        if not found:
+            return None
+        # "which one do I need for 10 Gbit/s?" answered with both models: the one whose
+        # sentence says "10 Gbit/s" is picked, else the one named first
+        asked = {stem(w) for w in content_words(h[-2].content)}
+        return max(found, key=lambda f: (_support(answer, f[0], f[1], asked), -f[0]))[1]
 
     def _chained_antecedent(self) -> tuple[Phrase, str] | None:
         """What the previous question's pronoun was bound to: "how much does it cost?"
@@ -500,6 +516,32 @@ class _Run:
 
     def _items(self, *, loose: bool = False) -> tuple[list[Phrase], int]:
         """List items of the most recent assistant answer (within the window) that has one."""
+        return next(self._recent_lists(loose=loose), ([], -1))
+
+    def _items_naming(self, word: str) -> list[Phrase]:
+        """The items that hold `word` in the most recent list (within the window) that has
+        any: "the Norrland ones" after a clarification listed only the Kestrel models."""
+        s = stem(word)
+        for items, _ in self._recent_lists():
+            named = [p for p in items if s in p.stems]
+            if named:
+                return named
+        return []
+
+    def _sibling_in(self, base: str, fragment: str) -> str | None:
+        """An item of a recent list that `base` names, when `fragment` names another item of
+        that list: "what about the Norrland ones?" after "is the Kestrel Edge K7 supported
+        on the Starter plan?" replaces the Kestrel model, not the plan."""
+        low = base.lower()
+        for items, _ in self._recent_lists():
+            if any(p.text in fragment for p in items):
+                named = [p for p in items if p.text not in fragment and p.text.lower() in low]
+                if named:
+                    return named[0].text
+        return None
+
+    def _recent_lists(self, *, loose: bool = False) -> Iterator[tuple[list[Phrase], int]]:
+        """Each assistant answer within the window that lists 2+ items, newest first."""
         seen = 0
         for i in range(len(self.history) - 1, -1, -1):
             turn = self.history[i]
@@ -507,11 +549,10 @@ class _Run:
                 continue
             seen += 1
             if seen > self.context.window:
-                break
+                return
             items = list_items(turn.content, loose=loose)
             if len(items) >= 2:
-                return items, i
-        return [], -1
+                yield items, i
 
     def _scope(self, query: str, bindings: dict[str, str], cands: list[Candidate]) -> Phrase | None:
         """The user's topic phrase the bound query still lacks ("on Cloud Connect")."""
@@ -523,8 +564,11 @@ class _Run:
                 continue
             if c.score < C.SCOPE_MIN and not self._is_name(c.phrase):
                 continue  # a product name is scope even when every document names it
-            if all(w.lower() in ORDINAL_HEADS for w in c.phrase.text.split()):
-                continue  # "plans" scopes nothing: "does Starter for plans include ..."
+            words = c.phrase.text.split()
+            if all(w.lower() in ORDINAL_HEADS for w in words) or (
+                len(words) == 1 and looks_plural(words[0]) and not self._is_name(c.phrase)
+            ):
+                continue  # a class noun scopes nothing: "is Kestrel Edge K3 for routers ..."
             if not set(c.stems) & have:
                 return c.phrase
         return None
@@ -565,7 +609,8 @@ class _Run:
         if ellipsis.kind == EllipsisKind.MODIFIER:
             query = splice_modifier(base, fragment)
         else:
-            query = substitute_subject(base, fragment, self.salience, varied=_varied(previous))
+            varied = _varied(previous) or self._sibling_in(base, fragment)
+            query = substitute_subject(base, fragment, self.salience, varied=varied)
         if query is None:
             return self._carry(message, cands, key=ellipsis.opener.strip().lower())
         # bound to the previous question made standalone: "Answering about: does the Pro
@@ -763,6 +808,16 @@ _LOOKBACK_CHARS = 40
 
 _CHAINED_KINDS = (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE)
 """Pronouns that keep the previous question's topic when the previous question had one."""
+
+
+def _support(answer: str, pos: int, item: Phrase, asked: set[str]) -> int:
+    """How many words of the question the answer's sentence naming `item` at `pos` repeats,
+    besides the item's own."""
+    start = max(answer.rfind(". ", 0, pos) + 1, 0)
+    end = answer.find(". ", pos)
+    sentence = answer[start : end if end >= 0 else len(answer)]
+    said = {stem(w) for w in content_words(sentence)} - set(item.stems)
+    return len(said & asked)
 
 
 def _chain_source(ref: Referent) -> bool:
