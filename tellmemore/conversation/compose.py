@@ -12,7 +12,13 @@ from collections.abc import Sequence
 
 from tellmemore.conversation.binding import PREDICATES, Phrase, Salience, phrases
 from tellmemore.conversation.referents import Referent, ReferentKind
-from tellmemore.conversation.text import content_words, looks_plural, stem, tokenize
+from tellmemore.conversation.text import (
+    RELATIONAL_NOUNS,
+    content_words,
+    looks_plural,
+    stem,
+    tokenize,
+)
 
 _PREPS = frozenset(
     """
@@ -122,6 +128,12 @@ def substitute_subject(
     elif slot:
         target = slot[0]
     else:
+        if not frag & _ATTRIBUTES:
+            # "what about e-bikes?" after "how much is the late fee?": the fee is what is
+            # asked of the subject, not the subject; with no other phrase, qualify it
+            ps = [p for p in ps if p.stems[-1] not in _ATTRIBUTES]
+            if not ps:
+                return splice_modifier(base, f"for {fragment}")
         caps = any(t.text[:1].isupper() for t in tokenize(fragment))
         pool = [p for p in ps if p.capitalized and not _sentence_initial(base, p)] if caps else []
         target = max(pool or ps, key=lambda p: salience.phrase(p.stems))
@@ -143,6 +155,9 @@ def substitute_subject(
 
 
 _ENDS_IN_ONE = re.compile(r"^(?P<kind>.*\S)\s+(?P<one>ones?)(?P<end>\W*)$", re.IGNORECASE)
+
+
+_ATTRIBUTES = frozenset(stem(w) for w in RELATIONAL_NOUNS)
 
 
 def _head_for_one(fragment: str, replaced: str) -> str:

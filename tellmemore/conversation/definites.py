@@ -14,7 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tellmemore.conversation.binding import Phrase, phrases
-from tellmemore.conversation.text import FUNCTION_WORDS, content_words, norm, stem, tokenize
+from tellmemore.conversation.text import (
+    FUNCTION_WORDS,
+    RELATIONAL_NOUNS,
+    content_words,
+    norm,
+    stem,
+    tokenize,
+)
 from tellmemore.types import Turn
 
 _THE = re.compile(r"\bthe\s+([^\W\d_][\w'’]*)", re.IGNORECASE)
@@ -54,11 +61,13 @@ def find_definite(message: str, history: Sequence[Turn]) -> Definite | None:
     if not heads:
         return None  # the common case: no phrase of the history needs reading
     own = {stem(w) for w in content_words(message)}
+    texts = list(reversed(users))
+    if any(norm(m.group(1)) in RELATIONAL_NOUNS for m, _ in heads):
+        # "how much is the fee?" after an answer that named "a late fee": an attribute
+        # noun is always of something just said, so the last answer counts too
+        texts += [t.content for t in history[-1:] if t.role == "assistant"]
     longer = [
-        p
-        for text in reversed(users)
-        for p in phrases(text)
-        if len(p.stems) >= 2 and not set(p.stems) <= own
+        p for text in texts for p in phrases(text) if len(p.stems) >= 2 and not set(p.stems) <= own
     ]
     for m, head in heads:
         for p in longer:

@@ -64,6 +64,9 @@ def gate(
     content = content_words(message)
     if not content:
         return GateResult(True, "no content words")
+    definite = find_definite(message, history)
+    if definite is not None:  # "how can I make the projector?" after a pinhole projector
+        return GateResult(True, f"definite: {definite.text.lower()!r}")
     sal = salience if salience is not None else Salience(term_stats)
     sal.prime([message])
     distinctive = [
@@ -75,9 +78,6 @@ def gate(
         return GateResult(True, "too little signal")
     if len(content) <= C.FRAGMENT_WORDS and _is_fragment(message):
         return GateResult(True, "keyword fragment")
-    definite = find_definite(message, history)
-    if definite is not None:  # "how can I make the projector?" after a pinhole projector
-        return GateResult(True, f"definite: {definite.text.lower()!r}")
     return GateResult(False, "self-contained")
 
 

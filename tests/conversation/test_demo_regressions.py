@@ -541,3 +541,23 @@ def test_it_after_which_one_is_the_option_the_answer_gives_for_the_question() ->
     ]
     res = resolve("what firmware does it need?", history)
     assert res.bindings == {"it": "Norrland NR-900"}
+
+
+LATE_FEE = [
+    U("can I return the bike late?"),
+    A("A bike returned after the end of the ride time costs a late fee of 2 dollars. [1]"),
+]
+
+
+def test_an_attribute_noun_names_the_thing_the_last_answer_gave_it() -> None:
+    """ "how much is the fee?" searched as typed found the Status Page credits."""
+    res = resolve("how much is the fee?", LATE_FEE)
+    assert res.query == "how much is the late fee?"
+    assert res.bindings == {"the fee": "late fee"}
+    assert gate("how much is the fee?", LATE_FEE).reason == "definite: 'the fee'"
+
+
+def test_a_new_subject_after_an_attribute_question_qualifies_the_attribute() -> None:
+    history = [*LATE_FEE, U("how much is the late fee?"), A("2 dollars per 15 minutes. [1]")]
+    res = resolve("what about e-bikes?", history)
+    assert res.query == "how much is the late fee for e-bikes?"
