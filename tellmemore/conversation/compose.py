@@ -144,6 +144,9 @@ def substitute_subject(
     idx = base.find(old, idx)
     head = base[:idx]
     end = idx + len(old)
+    swapped = _modifier_swap(fragment, old)
+    if swapped is not None:  # "the Team one" for "Status Page Business plan"
+        return base[:idx] + swapped + base[end:]
     fragment = _head_for_one(fragment, old)
     one = _PRO_FORM.match(base, end)
     if one is not None and len(content_words(fragment)) >= 2:
@@ -158,6 +161,27 @@ _ENDS_IN_ONE = re.compile(r"^(?P<kind>.*\S)\s+(?P<one>ones?)(?P<end>\W*)$", re.I
 
 
 _ATTRIBUTES = frozenset(stem(w) for w in RELATIONAL_NOUNS)
+
+
+def _modifier_swap(fragment: str, replaced: str) -> str | None:
+    """ "the Team one" replacing "Status Page Business plan" -> "Status Page Team plan": the
+    pro-form keeps the head and changes one modifier, the last capitalised one for a
+    capitalised kind ("Business"), else the one right before the head ("daily pass")."""
+    m = _ENDS_IN_ONE.match(fragment)
+    words = replaced.split()
+    if m is None or len(words) < 2:
+        return None
+    kind = [t.text for t in tokenize(m.group("kind")) if t.low not in _DETERMINERS]
+    if len(kind) != 1:
+        return None
+    if kind[0][:1].isupper():
+        at = [i for i, w in enumerate(words[:-1]) if w[:1].isupper()]
+        if not at:
+            return None
+        i = at[-1]
+    else:
+        i = len(words) - 2
+    return " ".join([*words[:i], kind[0], *words[i + 1 :]])
 
 
 def _head_for_one(fragment: str, replaced: str) -> str:

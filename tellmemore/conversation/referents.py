@@ -136,11 +136,12 @@ _SAYING = frozenset(
 
 _STILL_TRUE = (
     r"^(?:is|are|was|would) (?:that|this|it|these|those) (?:also |still |the same |really )?"
-    r"(?:true|the case|so|valid|the same|right)\b"
+    r"(?:true|the case|so|valid|the same|right|different|any different)\b"
     r"|^(?:does|do|would|will) (?:that|this|it|these|those) (?:also |still )?"
     r"(?:apply|work|hold|count)\b(?: (?:to|for|with)\b)?"  # "apply to X": X is the new subject
 )
-"""Asking whether the last answer holds elsewhere: "is that also true for e-bikes?"."""
+"""Asking whether the last answer holds elsewhere: "is that also true for e-bikes?", "is
+that different for Cloud Connect?"."""
 _STILL_TRUE_RE = re.compile(_STILL_TRUE, re.IGNORECASE)
 _REPAIR = r"^(?:(?:oh|no|sorry|excuse me|ah|nope)[,.!]?\s+)*i (?:meant|mean)\b(?: to say)?"
 """A repair ("oh I meant saturn"): the previous question again, about the fragment."""
@@ -174,6 +175,11 @@ _PREPOSITIONS = frozenset(
         on in at for during with without to from by about under over after before
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
+
+
+def still_true(opener: str) -> bool:
+    """The opener asks whether the last answer holds elsewhere ("is that also true")."""
+    return _STILL_TRUE_RE.match(opener.strip()) is not None
 
 
 def find_referents(message: str) -> list[Referent]:

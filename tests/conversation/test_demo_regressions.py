@@ -561,3 +561,38 @@ def test_a_new_subject_after_an_attribute_question_qualifies_the_attribute() -> 
     history = [*LATE_FEE, U("how much is the late fee?"), A("2 dollars per 15 minutes. [1]")]
     res = resolve("what about e-bikes?", history)
     assert res.query == "how much is the late fee for e-bikes?"
+
+
+STATUS_PAGE_PLAN = [
+    U("what does the Status Page Business plan cost?"),
+    A("Plan: Business; Plan code: SP-BIZ-2026; Price per month: $99. [1]"),
+]
+
+
+def test_the_kind_one_swaps_one_modifier_and_keeps_the_product() -> None:
+    """ "and the Team one?" had become "what does the Team plan cost?", and retrieval went
+    to Cloud Connect's plans."""
+    res = resolve("and the Team one?", STATUS_PAGE_PLAN)
+    assert res.query == "what does the Status Page Team plan cost?"
+
+
+def test_a_pronoun_complementing_the_messages_own_phrase_points_back() -> None:
+    res = resolve("what's the uptime SLA for it?", STATUS_PAGE_PLAN)
+    assert res.bindings == {"it": "Status Page Business plan"}
+    history = [
+        *STATUS_PAGE_PLAN,
+        U("what's the uptime SLA for it?"),
+        A("Status Page Business commits to 99.99% monthly uptime. [1]"),
+    ]
+    # the next "it" is what that question asked about (the SLA), not what the SLA was for
+    res = resolve("what credit do I get if you miss it?", history)
+    assert res.bindings == {"it": "uptime SLA"}
+
+
+def test_is_that_different_for_a_name_asks_the_previous_question_about_it() -> None:
+    history = [
+        U("how do I claim the credit?"),
+        A("Claim it within 30 days through a billing ticket. [1]"),
+    ]
+    res = resolve("is that different for Cloud Connect?", history)
+    assert res.query == "how do I claim the credit for Cloud Connect?"

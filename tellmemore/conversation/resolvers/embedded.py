@@ -58,6 +58,7 @@ from tellmemore.conversation.referents import (
     ReferentKind,
     find_ellipsis,
     find_referents,
+    still_true,
 )
 from tellmemore.conversation.resolvers.base import ResolveContext
 from tellmemore.conversation.selector import candidates as selector_candidates
@@ -387,7 +388,8 @@ class _Run:
         if idx is None:
             return None
         prev = self.history[idx].content
-        refs = {r.text.lower() for r in find_referents(prev) if _chain_source(r)}
+        sources = [r for r in find_referents(prev) if _chain_source(r)]
+        refs = {r.text.lower() for r in sources}
         ellipsis = find_ellipsis(prev)
         if ellipsis is not None and (ellipsis.kind != EllipsisKind.SUBJECT or refs):
             ellipsis = None
@@ -398,6 +400,10 @@ class _Run:
         res = sub.resolve(prev, depth=self._depth + 1)
         for key, value in res.bindings.items():
             if key.lower() in refs:
+                ref = next(r for r in sources if r.text.lower() == key.lower())
+                head = sub._complemented(prev, ref)
+                if head is not None:
+                    return head, "user"
                 return Phrase(value, tuple(stem(w) for w in content_words(value))), "user"
         if ellipsis is not None and res.query != prev:
             # "what about the Cisco one?" made the Cisco router the subject: "how do I set
@@ -405,6 +411,16 @@ class _Run:
             own = {stem(w) for w in content_words(ellipsis.fragment) if not w.endswith("ly")}
             return next(((p, "user") for p in phrases(res.query) if set(p.stems) & own), None)
         return None
+
+    def _complemented(self, message: str, ref: Referent) -> Phrase | None:
+        """The message's own phrase that `ref` is the complement of: after "what's the
+        uptime SLA for it?", a new "it" ("what credit do I get if you miss it?") is the SLA,
+        the question's subject, not what the SLA was for."""
+        strong, _ = self._inner_bounds(message)
+        if strong > ref.start or message[strong : ref.start].strip().lower() not in _PREPS:
+            return None
+        before = phrases(message[:strong])
+        return before[-1] if before else None
 
     def _stands_alone(
         self, message: str, ref: Referent, cands: list[Candidate], items: list[Phrase]
@@ -438,6 +454,8 @@ class _Run:
             return True  # a noun phrase, then a clause boundary, then the pronoun
         if ref.kind == ReferentKind.PRONOUN and _object_of_same_clause(message, ref, strong):
             return False  # "does the Basic plan include it?": not the Basic plan itself
+        if self._complemented(message, ref) is not None:
+            return False  # "what's the uptime SLA for it?": not the SLA's own complement
         return strong <= ref.start
 
     def _inner_bounds(self, message: str) -> tuple[int, int]:
@@ -595,8 +613,10 @@ class _Run:
         distinctive = [
             w for w in own if w[:1].isupper() or self.salience.weight(w) >= C.DISTINCTIVE_IDF
         ]
-        if len(distinctive) >= C.OWN_SUBJECT_WORDS or (
-            distinctive and len(own) >= C.OWN_SUBJECT_RUN
+        asks_again = still_true(ellipsis.opener)  # "is that different for Cloud Connect?"
+        if not asks_again and (
+            len(distinctive) >= C.OWN_SUBJECT_WORDS
+            or (distinctive and len(own) >= C.OWN_SUBJECT_RUN)
         ):
             # "and about North Carolina in the Civil War", "what about the major discoveries
             # made by the spacecraft Galileo?": the fragment names its subject
@@ -805,6 +825,8 @@ def _object_of_same_clause(message: str, ref: Referent, strong: int) -> bool:
 
 _LOOKBACK_CHARS = 40
 """Enough text before a pronoun to hold the word before it."""
+
+_PREPS = frozenset({"for", "of", "on", "in", "with", "about", "to", "from"})
 
 _CHAINED_KINDS = (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE)
 """Pronouns that keep the previous question's topic when the previous question had one."""
