@@ -596,3 +596,25 @@ def test_is_that_different_for_a_name_asks_the_previous_question_about_it() -> N
     ]
     res = resolve("is that different for Cloud Connect?", history)
     assert res.query == "how do I claim the credit for Cloud Connect?"
+
+
+PASS_PRICES = [
+    U("what passes can I buy?"),
+    A("Day pass: 12 dollars. [1] Monthly pass: 25 dollars per month. [1]"),
+    U("do students get a discount?"),
+    A("Students pay 18 dollars for the monthly pass. [1]"),
+]
+
+
+def test_what_if_with_a_clause_of_its_own_carries_nothing() -> None:
+    """ "what if I lose the bike?" had become "... (students, passes)?" and retrieved the
+    pass prices instead of the lost-bike rule."""
+    res = resolve("what if I lose the bike?", PASS_PRICES)
+    assert res.query == "what if I lose the bike?"
+    assert res.bindings == {}
+
+
+def test_what_if_with_one_word_still_carries_the_topic() -> None:
+    res = resolve("what if I'm late?", PASS_PRICES)
+    assert res.query != "what if I'm late?"
+    assert "what if" in res.bindings

@@ -622,8 +622,13 @@ class _Run:
             # made by the spacecraft Galileo?": the fragment names its subject
             return Resolution(query=message)
         prev = self._previous_question(depth)
+        opener = ellipsis.opener.strip().lower()
+        if opener == "what if" and len(content_words(ellipsis.fragment)) >= 2:
+            # "what if I lose the bike?" brings a clause of its own: carrying the last
+            # subject ("students, passes") searched for passes, not for the lost bike
+            return Resolution(query=message)
         if ellipsis.kind == EllipsisKind.MORE or prev is None:
-            return self._carry(message, cands, key=ellipsis.opener.strip().lower())
+            return self._carry(message, cands, key=opener)
         previous, base = prev
         fragment = ellipsis.fragment
         if ellipsis.kind == EllipsisKind.MODIFIER:
