@@ -248,11 +248,19 @@ class TurnRunner:
             if ex.hit_index not in order:
                 order.append(ex.hit_index)
         cited = tuple(citations.citation(hits[i]) for i in order)
-        if by_rank:
-            parts = [f"{ex.sentence} [{ex.hit_index + 1}]" for ex in extracts]
-        else:
-            parts = [f"{ex.sentence} [{order.index(ex.hit_index) + 1}]" for ex in extracts]
-        return " ".join(parts), cited
+        text = ""
+        step = 0
+        for i, ex in enumerate(extracts):
+            number = ex.hit_index + 1 if by_rank else order.index(ex.hit_index) + 1
+            part = f"{ex.sentence} [{number}]"
+            step = step + 1 if ex.step else 0
+            if ex.item:  # a list item or table row: a line of its own, as the document has it
+                text += ("\n" if text else "") + (f"{step}. " if step else "- ") + part
+            elif i and extracts[i - 1].item:
+                text += f"\n{part}"
+            else:
+                text += (" " if text else "") + part
+        return text, cited
 
     def _generate(
         self,

@@ -56,6 +56,21 @@ def test_a_sentence_announcing_a_table_is_quoted_with_its_rows(sample_assistant)
     assert "two sites" in sites.answer or "Sites included: 2" in sites.answer
 
 
+def test_a_procedure_is_answered_with_its_numbered_steps_and_they_can_be_referred_to(
+    sample_assistant,
+) -> None:
+    chat = sample_assistant.session()
+    answer = chat.ask("how do I connect my first two sites?")
+    assert "\n1. Sign in to the Cloud Connect console" in answer.answer
+    assert "\n7. Run the built-in connectivity test" in answer.answer
+    second = chat.ask("what's the second step?")
+    assert second.bindings == {"the second step": "Pick the region closest to your sites"}
+    assert "Frankfurt" in second.answer
+    last = chat.ask("and the last one?")
+    assert last.bindings.get("the last one", "").startswith("Run the built-in connectivity")
+    assert "connectivity test" in last.answer
+
+
 def test_generation_path_gets_the_real_message_in_the_trace(sample_assistant) -> None:
     chat = sample_assistant.session()
     chat.ask("What are the shop opening hours?")

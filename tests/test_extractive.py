@@ -87,6 +87,32 @@ def test_a_single_labelled_sentence_stays_a_sentence() -> None:
     ]
 
 
+STEPS = (
+    "Getting started > Connect your first two sites\n\n"
+    "1. Sign in to the console and choose \"Create network\".\n"
+    "2. Pick the region closest to your sites, for example Frankfurt.\n"
+    "3. Add your first site: give it a name and enter its public IP address.\n"
+)
+
+
+def test_one_step_of_a_procedure_brings_the_whole_procedure() -> None:
+    """ "how do I connect my first two sites?" had quoted step 3 alone; the section heading
+    announces the numbered list that opens the chunk."""
+    chunk = make_chunk("steps", STEPS, title="Getting started")
+    found = best_sentences("how do I add a site?", [Hit(chunk=chunk, score=1.0, rank=1)])
+    assert [e.sentence[:8] for e in found] == ["Sign in ", "Pick the", "Add your"]
+    assert all(e.step and e.item for e in found)
+
+
+def test_one_bullet_of_a_list_stays_alone() -> None:
+    bullets = STEPS.replace("1. ", "- ").replace("2. ", "- ").replace("3. ", "- ")
+    chunk = make_chunk("bullets", bullets, title="Getting started")
+    found = best_sentences("how do I add a site?", [Hit(chunk=chunk, score=1.0, rank=1)])
+    quoted = [e.sentence[:8] for e in found]
+    assert "Add your" in quoted and "Sign in " not in quoted  # as scored, not the whole list
+    assert all(e.item and not e.step for e in found)
+
+
 TIERS_TABLE = (
     "Cloud Connect is sold in three plans.\n\n"
     "| Plan | Price per month | Sites included | Bandwidth per site |\n"

@@ -102,6 +102,10 @@ class Extract:
     sentence: str
     hit_index: int
     score: float
+    item: bool = False
+    """A list item or table row: shown on a line of its own."""
+    step: bool = False
+    """A step of a procedure quoted whole from step 1: shown numbered."""
 
 
 def terms(text: str) -> list[str]:
@@ -127,8 +131,8 @@ pass: 12 dollars, unlimited rides"): two or more in a row are a list written as 
 (a PDF's list loses its bullets). The conversation layer reads quoted answers with it."""
 _POINTS_AHEAD = re.compile(r"\b(?:below|the following|as follows)\b", re.IGNORECASE)
 
-MAX_ITEMS = 6
-"""Items of a list or table quoted after the sentence that announces them."""
+MAX_ITEMS = 8
+"""Items of a list or table quoted after the sentence or heading that announces them."""
 _COUNT = re.compile(
     r"\b(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)\s+([A-Za-z][\w-]*)",
     re.IGNORECASE,
@@ -141,6 +145,10 @@ class Unit:
 
     text: str
     item: bool = False
+    row: bool = False
+    """A table row (also an item)."""
+    step: bool = False
+    """An item of a numbered list (also an item): a procedure's step."""
 
 
 def sentences(text: str, header: str | None = None) -> list[str]:
@@ -157,17 +165,18 @@ def units(text: str, header: str | None = None) -> list[Unit]:
     lines = text.splitlines()
     if lines and (lines[0].strip() == header or " > " in lines[0] or lines[0].startswith("#")):
         lines = lines[1:]
-    blocks: list[tuple[str, bool]] = []
+    blocks: list[tuple[str, bool, bool, bool]] = []  # (text, item, table row, numbered)
     paragraph: list[str] = []
     table_header: list[str] | None = None
     in_item = False
+    numbered = False
 
     def flush() -> None:
-        nonlocal in_item
+        nonlocal in_item, numbered
         if paragraph:
-            blocks.append((" ".join(paragraph), in_item))
+            blocks.append((" ".join(paragraph), in_item, False, in_item and numbered))
             paragraph.clear()
-        in_item = False
+        in_item = numbered = False
 
     for raw in lines:
         line = raw.strip()
@@ -190,19 +199,20 @@ def units(text: str, header: str | None = None) -> list[Unit]:
             else:
                 pairs = zip(table_header, cells, strict=False)
                 row = "; ".join(f"{h}: {c}" if h else c for h, c in pairs if c) + "."
-                blocks.append((row, True))
+                blocks.append((row, True, True, False))
             continue
         if _LIST_ITEM.match(line):
             flush()
             in_item = True
+            numbered = line[:1].isdigit()
             paragraph.append(_LIST_ITEM.sub("", line))
             continue
         paragraph.append(line)
     flush()
     out: list[Unit] = []
-    for block, item in blocks:
+    for block, item, row, step in blocks:
         if item:  # an item is quoted whole, even when it holds two sentences
-            out.append(Unit(block.strip(), True))
+            out.append(Unit(block.strip(), True, row=row, step=step))
             continue
         out.extend(Unit(p.strip()) for p in _SENTENCE_END.split(block) if p.strip())
     return _labelled_runs(out)
@@ -268,16 +278,38 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
     chosen = chosen[:MAX_SENTENCES]
     chosen.sort(key=lambda s: (s[1], s[2]))
     out: list[Extract] = []
-    quoted = {(hi, si) for _, hi, si, _ in chosen}
-    for sc, hi, si, sentence in chosen:
-        out.append(Extract(sentence=sentence, hit_index=hi, score=sc))
-        if chunk_units[hi][si].item:
+    quoted: set[tuple[int, int]] = set()
+
+    def quote(hi: int, sj: int, score: float, *, step: bool = False) -> None:
+        if (hi, sj) not in quoted:
+            quoted.add((hi, sj))
+            unit = chunk_units[hi][sj]
+            out.append(Extract(unit.text, hi, score, item=unit.item, step=step))
+
+    for sc, hi, si, _ in chosen:
+        us = chunk_units[hi]
+        steps = _procedure(us, si) if us[si].item else []
+        for sj in steps:  # a procedure's steps, all of them
+            quote(hi, sj, sc, step=True)
+        if us[si].item:
+            quote(hi, si, sc)
             continue
-        for sj in _announced_items(chunk_units[hi], si, q_terms):
-            if (hi, sj) not in quoted:
-                quoted.add((hi, sj))
-                out.append(Extract(sentence=chunk_units[hi][sj].text, hit_index=hi, score=sc))
+        quote(hi, si, sc)
+        for sj in _announced_items(us, si, q_terms):
+            quote(hi, sj, sc)
     return _superlative_first(query, chunk_units, out)
+
+
+def _procedure(us: Sequence[Unit], si: int) -> list[int]:
+    """All steps of the numbered list holding step `si` when the list opens its chunk (its
+    section heading announces it: "Connect your first two sites" then steps 1-7): step 3
+    quoted alone answered "how do I connect my sites?"."""
+    if not all(u.step for u in us[: si + 1]):
+        return []
+    end = si
+    while end < len(us) and us[end].step and end < MAX_ITEMS:
+        end += 1
+    return list(range(end))
 
 
 def _superlative_first(

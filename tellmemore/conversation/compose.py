@@ -123,6 +123,9 @@ def substitute_subject(
     frag = {stem(w) for w in content_words(fragment)}
     overlap = [p for p in ps if set(p.stems) & frag]
     slot = [p for p in ps if varied and p.text.lower() == varied.lower()]
+    at = base.lower().find(varied.lower()) if varied and not slot else -1
+    if at >= 0 and varied is not None:  # a list item the previous question named whole
+        return base[:at] + fragment + base[at + len(varied) :]
     if overlap:
         target = overlap[0]
     elif slot:
@@ -295,8 +298,11 @@ def replacement(ref: Referent, phrase: Phrase, text: str, message: str) -> str:
         and stem(ref.modifier) not in phrase.stems
     ):
         return f"{ref.text} ({text})"
-    if ref.kind == ReferentKind.OTHER and stem(ref.modifier or "one") not in phrase.stems:
-        return f"{ref.text} ({text})"
+    supplemented = ref.kind == ReferentKind.OTHER or (
+        ref.kind == ReferentKind.ORDINAL and ref.modifier is not None
+    )
+    if supplemented and stem(ref.modifier or "one") not in phrase.stems:
+        return f"{ref.text} ({text})"  # "the second step (Pick the region ...)"
     if ref.kind == ReferentKind.WHICH:
         return f"which of {text}"
     common_head = text[:1].islower() or text.split()[-1][:1].islower()

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from tellmemore.answer.extractive import LABELLED
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Phrase, phrases, sentences
-from tellmemore.conversation.text import stem, tokenize
+from tellmemore.conversation.text import content_words, stem, tokenize
 
 _BULLET = re.compile(r"^\s*(?:[-*•·▪●]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+(.*\S)")
 _LEAD_CHARS = 80
@@ -32,14 +32,35 @@ def list_items(answer: str, *, loose: bool = False) -> list[Phrase]:
     `loose` also splits a short answer into coordinated clauses ("Late returns cost ...,
     and damage must be reported"): good enough for "the second one", too weak to call
     two alternatives a coin flip."""
-    lines = [m.group(1) for line in answer.splitlines() if (m := _BULLET.match(line))]
-    if len(lines) >= 2:
-        return [p for p in (_label(line) for line in lines) if p is not None]
+    bullets = [m for line in answer.splitlines() if (m := _BULLET.match(line))]
+    if len(bullets) >= 2:
+        rows = _table_rows([m.group(1) for m in bullets])  # quoted table rows, one a line
+        if rows:
+            return rows
+        labels = (
+            _step(m.group(1)) if _NUMBERED.match(m.group(0)) else _label(m.group(1))
+            for m in bullets
+        )
+        return [p for p in labels if p is not None]
     sents = sentences(answer)
     items = _table_rows(sents) or _labelled(sents) or _parallel_sentences(sents, answer)
     if items or not loose:
         return items
     return _clauses(answer)
+
+
+_NUMBERED = re.compile(r"^\s*\(?\d")
+_ACTION_END = re.compile(r"[,.;:(]|\s(?:and|then|for example)\s")
+
+
+def _step(item: str) -> Phrase | None:
+    """A numbered step is an action, named by its clause ("Pick the region closest to your
+    sites"), not by its first noun ("Pick")."""
+    action = _ACTION_END.split(item, maxsplit=1)[0].strip()
+    words = content_words(action)
+    if not words or len(tokenize(action)) > 2 * C.MAX_LABEL_WORDS:
+        return _label(item)
+    return Phrase(action, tuple(stem(w) for w in words), None, False)
 
 
 def _label(item: str) -> Phrase | None:

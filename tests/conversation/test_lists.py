@@ -41,3 +41,27 @@ def test_a_capital_that_only_opens_a_sentence_is_no_casing() -> None:
         "Enterprise"
     )
     assert surface_form("sla", ["SLA credits are paid monthly."]) == "SLA"  # an acronym
+
+
+def test_numbered_steps_are_named_by_their_action() -> None:
+    answer = (
+        "This guide connects your first two sites.\n"
+        "1. Sign in to the console and choose Create network.\n"
+        "2. Pick the region closest to your sites, for example Frankfurt.\n"
+        "3. Add your first site: give it a name."
+    )
+    assert [p.text for p in list_items(answer)] == [
+        "Sign in to the console",
+        "Pick the region closest to your sites",
+        "Add your first site",
+    ]
+
+
+def test_table_rows_quoted_one_a_line_are_named_by_their_first_column() -> None:
+    answer = (
+        "Cloud Connect is sold in three plans.\n"
+        "- Plan: Starter; Price per month: $49.\n"
+        "- Plan: Pro; Price per month: $299.\n"
+        "- Plan codes from 2025 keep their old prices."
+    )
+    assert [p.text for p in list_items(answer)] == ["Starter", "Pro"]
