@@ -89,7 +89,7 @@ def test_a_single_labelled_sentence_stays_a_sentence() -> None:
 
 STEPS = (
     "Getting started > Connect your first two sites\n\n"
-    "1. Sign in to the console and choose \"Create network\".\n"
+    '1. Sign in to the console and choose "Create network".\n'
     "2. Pick the region closest to your sites, for example Frankfurt.\n"
     "3. Add your first site: give it a name and enter its public IP address.\n"
 )
