@@ -253,10 +253,12 @@ class TurnRunner:
         for i, ex in enumerate(extracts):
             number = ex.hit_index + 1 if by_rank else order.index(ex.hit_index) + 1
             part = f"{ex.sentence} [{number}]"
-            step = step + 1 if ex.step else 0
+            before = extracts[i - 1] if i else None
+            same_list = before is not None and before.step and before.hit_index == ex.hit_index
+            step = (step + 1 if same_list else 1) if ex.step else 0
             if ex.item:  # a list item or table row: a line of its own, as the document has it
                 text += ("\n" if text else "") + (f"{step}. " if step else "- ") + part
-            elif i and extracts[i - 1].item:
+            elif before is not None and before.item:
                 text += f"\n{part}"
             else:
                 text += (" " if text else "") + part

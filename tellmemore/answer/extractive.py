@@ -288,11 +288,10 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
 
     for sc, hi, si, _ in chosen:
         us = chunk_units[hi]
-        steps = _procedure(us, si) if us[si].item else []
-        for sj in steps:  # a procedure's steps, all of them
-            quote(hi, sj, sc, step=True)
         if us[si].item:
-            quote(hi, si, sc)
+            for sj in _procedure(us, si):  # a procedure's steps, all of them
+                quote(hi, sj, sc, step=True)
+            quote(hi, si, sc)  # a lone item (a no-op when it was one of those steps)
             continue
         quote(hi, si, sc)
         for sj in _announced_items(us, si, q_terms):
@@ -304,7 +303,7 @@ def _procedure(us: Sequence[Unit], si: int) -> list[int]:
     """All steps of the numbered list holding step `si` when the list opens its chunk (its
     section heading announces it: "Connect your first two sites" then steps 1-7): step 3
     quoted alone answered "how do I connect my sites?"."""
-    if not all(u.step for u in us[: si + 1]):
+    if si >= MAX_ITEMS or not all(u.step for u in us[: si + 1]):
         return []
     end = si
     while end < len(us) and us[end].step and end < MAX_ITEMS:

@@ -37,7 +37,7 @@ from tellmemore.types import TermStats, Turn
 
 TermStatsLookup = Callable[[Iterable[str]], TermStats]
 
-_PREPS = frozenset(
+PREPOSITIONS = frozenset(
     """
         on in at for of about with to from by under during
         """.split()  # noqa: SIM905 - a word list reads better as text
@@ -293,7 +293,7 @@ def _parse_phrases(text: str) -> tuple[Phrase, ...]:
         if low in _DETS:
             last_det = True
         else:
-            last_prep, last_det = (low if low in _PREPS else None), False
+            last_prep, last_det = (low if low in PREPOSITIONS else None), False
     flush(at_break=True)
     return tuple(out)
 

@@ -110,10 +110,12 @@ def substitute_subject(
 ) -> str | None:
     """ "what's the latency in Amsterdam?" + "Frankfurt" -> "what's the latency in Frankfurt?".
 
-    The replaced phrase is one sharing a word with the fragment ("Standard escalation" for
-    "Enterprise escalation"), else the phrase the previous follow-up varied (`varied`:
-    "and for Enterprise?" then "what about Status Page?" replaces Enterprise), else the
-    most salient phrase of the same kind (a name for a name).
+    The replaced phrase is `varied` when the base holds it whole but no phrase parse gives
+    it (a list item such as a step: "Pick the region closest to your sites"), else one
+    sharing a word with the fragment ("Standard escalation" for "Enterprise escalation"),
+    else the phrase the previous follow-up varied (`varied`: "and for Enterprise?" then
+    "what about Status Page?" replaces Enterprise), else the most salient phrase of the
+    same kind (a name for a name); an attribute ("the late fee") is no subject slot.
     """
     if not fragment:
         return None

@@ -24,6 +24,7 @@ from typing import ClassVar
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import (
+    PREPOSITIONS,
     Candidate,
     Phrase,
     Salience,
@@ -417,7 +418,7 @@ class _Run:
         uptime SLA for it?", a new "it" ("what credit do I get if you miss it?") is the SLA,
         the question's subject, not what the SLA was for."""
         strong, _ = self._inner_bounds(message)
-        if strong > ref.start or message[strong : ref.start].strip().lower() not in _PREPS:
+        if strong > ref.start or message[strong : ref.start].strip().lower() not in PREPOSITIONS:
             return None
         before = phrases(message[:strong])
         return before[-1] if before else None
@@ -830,8 +831,6 @@ def _object_of_same_clause(message: str, ref: Referent, strong: int) -> bool:
 
 _LOOKBACK_CHARS = 40
 """Enough text before a pronoun to hold the word before it."""
-
-_PREPS = frozenset({"for", "of", "on", "in", "with", "about", "to", "from"})
 
 _CHAINED_KINDS = (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE)
 """Pronouns that keep the previous question's topic when the previous question had one."""
