@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import PREDICATES, Phrase, Salience, phrases
 from tellmemore.conversation.referents import Referent, ReferentKind
 from tellmemore.conversation.text import (
     RELATIONAL_NOUNS,
     content_words,
     looks_plural,
+    norm,
     stem,
     tokenize,
 )
@@ -145,7 +147,11 @@ def substitute_subject(
     idx = base.find(target.text)
     if idx < 0:
         return None
-    old = _name_within(target.text, fragment) or _without_predicate(target.text)
+    old = (
+        _name_within(target.text, fragment)
+        or _possessor_within(target.text, fragment, salience)
+        or _without_predicate(target.text)
+    )
     idx = base.find(old, idx)
     head = base[:idx]
     end = idx + len(old)
@@ -228,6 +234,22 @@ def _name_within(phrase: str, fragment: str) -> str | None:
     if toks[first : last + 1] != caps:
         return None  # names apart ("Berlin and the Paris office"): leave the phrase whole
     return phrase[caps[0].start : caps[-1].end]
+
+
+def _possessor_within(phrase: str, fragment: str, salience: Salience) -> str | None:
+    """The possessor a bare name replaces in a possessive phrase: "saturn" for "jupiter's
+    rings" replaces "jupiter" ("saturn's rings", the rings still asked about). A name is
+    one word, capitalised, distinctive in the documents or new to them; "moons" or "size" would
+    replace the head instead (the whole phrase, as before)."""
+    frag = tokenize(fragment)
+    toks = tokenize(phrase)
+    if len(frag) != 1 or len(toks) < 2 or not toks[0].low.endswith(("'s", "’s")):
+        return None
+    word = frag[0].text
+    distinctive = salience.weight(word) >= C.DISTINCTIVE_IDF or norm(word) in salience.unseen
+    if looks_plural(word) or not (word[:1].isupper() or distinctive):
+        return None
+    return phrase[toks[0].start : toks[0].end - 2]
 
 
 def _sentence_initial(text: str, p: Phrase) -> bool:

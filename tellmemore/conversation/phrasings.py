@@ -32,6 +32,7 @@ from tellmemore.conversation.referents import (
     ReferentKind,
     find_ellipsis,
     find_referents,
+    is_repair,
     is_wh_fragment,
 )
 from tellmemore.conversation.text import content_words, stem, strip_citations
@@ -72,11 +73,17 @@ def search_phrasings(
 
 
 def _typed_is_noise(message: str, resolution: Resolution) -> bool:
-    """Words that only point ("within how long?", "the difference between the last two"):
-    searched as typed they match any "within 30 days" or "you pay the difference", and the
-    list item they point at, bound for sure, is in the resolved query."""
+    """Words that only point ("within how long?", "the difference between the last two") or
+    repair ("oh I meant saturn"): searched as typed they match any "within 30 days", "you
+    pay the difference" or page on Saturn, and what they point at, bound for sure, is in the
+    resolved query."""
     if is_wh_fragment(message):
         return True
+    ellipsis = find_ellipsis(message)
+    if ellipsis is not None and is_repair(ellipsis.opener):
+        # "oh I meant saturn", resolved as the previous question about saturn: the
+        # fragment alone finds whatever says saturn
+        return ellipsis.opener.strip().lower() in resolution.bindings
     refs = find_referents(message)
     return bool(refs) and all(
         r.kind is ReferentKind.ORDINAL and r.text in resolution.bindings for r in refs

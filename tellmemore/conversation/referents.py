@@ -145,6 +145,7 @@ that different for Cloud Connect?"."""
 _STILL_TRUE_RE = re.compile(_STILL_TRUE, re.IGNORECASE)
 _REPAIR = r"^(?:(?:oh|no|sorry|excuse me|ah|nope)[,.!]?\s+)*i (?:meant|mean)\b(?: to say)?"
 """A repair ("oh I meant saturn"): the previous question again, about the fragment."""
+_REPAIR_RE = re.compile(_REPAIR, re.IGNORECASE)
 _OPENERS: tuple[tuple[re.Pattern[str], EllipsisKind | None], ...] = tuple(
     (re.compile(p, re.IGNORECASE), k)
     for p, k in (
@@ -175,6 +176,11 @@ _PREPOSITIONS = frozenset(
         on in at for during with without to from by about under over after before
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
+
+
+def is_repair(opener: str) -> bool:
+    """The opener corrects the previous question ("oh I meant", "sorry, I mean")."""
+    return _REPAIR_RE.match(opener.strip()) is not None
 
 
 def still_true(opener: str) -> bool:

@@ -618,3 +618,25 @@ def test_what_if_with_one_word_still_carries_the_topic() -> None:
     res = resolve("what if I'm late?", PASS_PRICES)
     assert res.query != "what if I'm late?"
     assert "what if" in res.bindings
+
+
+RINGS = [
+    U("if I get away from the city can I see jupiter's rings?"),
+    A("The farther you travel from a city, the more you see, like the moons of Jupiter. [1]"),
+]
+
+
+def test_a_repair_naming_a_possessor_keeps_what_was_asked_of_it() -> None:
+    """govt: "oh I meant saturn" had become "can I see saturn?" (the human: Saturn's rings)."""
+    res = resolve("oh I meant saturn", RINGS)
+    assert res.query == "if I get away from the city can I see saturn's rings?"
+    moons = resolve("oh I meant moons", RINGS)  # a plural names no possessor
+    assert "moons's" not in moons.query and "moons" in moons.query
+
+
+def test_a_resolved_repair_is_not_searched_as_typed() -> None:
+    """ "oh I meant saturn" alone finds whatever says saturn (govt: 0.00 -> 1.00)."""
+    res = resolve("oh I meant saturn", RINGS)
+    searched = search_phrasings("oh I meant saturn", res, RINGS).queries
+    assert "oh I meant saturn" not in searched
+    assert searched[0] == res.query
