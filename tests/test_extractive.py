@@ -205,3 +205,21 @@ def test_a_single_digit_tells_rows_apart() -> None:
 def test_a_comparative_picks_like_a_superlative(question, plan) -> None:
     quoted = [e.sentence for e in best_sentences(question, [hit(TIERS_TABLE)])]
     assert quoted[0].startswith(f"Plan: {plan};")
+
+
+def test_a_bare_heading_line_of_extracted_text_is_no_part_of_its_sentence() -> None:
+    """A PDF's "Firmware notes" heading had opened the quote "Firmware notes Firmware 7.3 of
+    the Norrland NR-500 drops tunnels"."""
+    text = (
+        "Cloud Connect supported routers\n\nFirmware notes\n"
+        "Firmware 7.3 of the Norrland NR-500 drops tunnels every 24 hours.\n"
+        "Skip 7.3 and install 7.3.1 or later.\n"
+    )
+    assert [u.text for u in units(text, "Cloud Connect supported routers")] == [
+        "Firmware 7.3 of the Norrland NR-500 drops tunnels every 24 hours.",
+        "Skip 7.3 and install 7.3.1 or later.",
+    ]
+    # a wrapped sentence whose next line starts lower-case is no heading
+    assert [u.text for u in units("Cloud Connect\nworks with any router.")] == [
+        "Cloud Connect works with any router."
+    ]

@@ -178,11 +178,13 @@ def units(text: str, header: str | None = None) -> list[Unit]:
             paragraph.clear()
         in_item = numbered = False
 
-    for raw in lines:
+    for at, raw in enumerate(lines):
         line = raw.strip()
         if header and line == header.strip():
             flush()  # the title again, as a PDF page repeats it above its text
             continue
+        if not paragraph and _is_bare_heading(line, lines[at + 1] if at + 1 < len(lines) else ""):
+            continue  # "Firmware notes" above its paragraph: a PDF's heading, no sentence
         if not line.startswith("|"):
             table_header = None
         if not line or set(line) <= set("|-: "):
@@ -216,6 +218,23 @@ def units(text: str, header: str | None = None) -> list[Unit]:
             continue
         out.extend(Unit(p.strip()) for p in _SENTENCE_END.split(block) if p.strip())
     return _labelled_runs(out)
+
+
+_HEADING_WORDS = 4
+
+
+def _is_bare_heading(line: str, following: str) -> bool:
+    """A short line without punctuation that opens a paragraph whose next line starts a
+    sentence ("Firmware notes" / "Firmware 7.3 of the ..."): a heading of extracted text
+    (a PDF's), which joined to its paragraph opened the quote "Firmware notes Firmware 7.3"."""
+    nxt = following.strip()
+    return (
+        0 < len(line.split()) <= _HEADING_WORDS
+        and line[-1:].isalnum()
+        and nxt[:1].isupper()
+        and not _LIST_ITEM.match(line)
+        and not line.startswith("|")
+    )
 
 
 def _labelled_runs(us: list[Unit]) -> list[Unit]:

@@ -14,6 +14,7 @@ from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import PREDICATES, Phrase, Salience, phrases
 from tellmemore.conversation.referents import Referent, ReferentKind
 from tellmemore.conversation.text import (
+    FUNCTION_WORDS,
     RELATIONAL_NOUNS,
     content_words,
     looks_plural,
@@ -121,6 +122,9 @@ def substitute_subject(
     """
     if not fragment:
         return None
+    parallel = _parallel_one(base, fragment)
+    if parallel is not None:  # "and a minor one?" after "... to a critical one?"
+        return parallel
     ps = phrases(base)
     if not ps:
         return None
@@ -172,6 +176,19 @@ _ENDS_IN_ONE = re.compile(r"^(?P<kind>.*\S)\s+(?P<one>ones?)(?P<end>\W*)$", re.I
 
 
 _ATTRIBUTES = frozenset(stem(w) for w in RELATIONAL_NOUNS)
+
+
+_KIND_ONE = re.compile(r"\b(?:an?|the|this|that)\s+(?P<kind>[\w-]+)\s+ones?\b", re.IGNORECASE)
+
+
+def _parallel_one(base: str, fragment: str) -> str | None:
+    """ "how fast do you respond to a critical one?" + "a minor one" -> "... to a minor
+    one?": a "kind one" fragment replaces the kind of the base's own "kind one"."""
+    new = _KIND_ONE.search(fragment)
+    old = _KIND_ONE.search(base)
+    if new is None or old is None or new.group("kind").lower() in FUNCTION_WORDS:
+        return None
+    return base[: old.start("kind")] + new.group("kind") + base[old.end("kind") :]
 
 
 def _modifier_swap(fragment: str, replaced: str) -> str | None:

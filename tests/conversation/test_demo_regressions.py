@@ -640,3 +640,13 @@ def test_a_resolved_repair_is_not_searched_as_typed() -> None:
     searched = search_phrasings("oh I meant saturn", res, RINGS).queries
     assert "oh I meant saturn" not in searched
     assert searched[0] == res.query
+
+
+def test_a_kind_one_fragment_replaces_the_kind_of_the_previous_one() -> None:
+    """ "and a minor one?" had become "how a minor fast do you respond to a critical one?"."""
+    history = [
+        U("how fast do you respond to a critical one?"),
+        A("Sev 1: first response in 30 minutes. [1]"),
+    ]
+    res = resolve("and a minor one?", history)
+    assert res.query == "how fast do you respond to a minor one?"
