@@ -350,8 +350,10 @@ def replacement(ref: Referent, phrase: Phrase, text: str, message: str) -> str:
     out = f"the {text}" if phrase.det and common_head else text  # "the Pro plan"
     if ref.kind == ReferentKind.POSSESSIVE or ref.text.lower() == "his":
         out += "'s"
-    if ref.text.lower().replace("’", "'") == "it's":
-        out += " is"  # "if it's missed" -> "if the SLA is missed"
+    if ref.text.lower().replace("’", "'") == "it's" or (
+        ref.kind == ReferentKind.PRONOUN and ref.text.lower() == "its"
+    ):
+        out += " is"  # "if it's missed" (or "its missed") -> "if the SLA is missed"
     if ref.start == 0 and message[:1].isupper():
         out = out[:1].upper() + out[1:]
     return out

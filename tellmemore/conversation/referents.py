@@ -178,6 +178,17 @@ _PREPOSITIONS = frozenset(
 )
 
 
+_SAID_OF_IT = frozenset({"free", "down", "available", "possible", "late", "ok", "okay"})
+
+
+def _typed_for_it_is(nxt: str | None, nxt2: str | None) -> bool:
+    """ "its missed?", "its free": "it's" typed without its apostrophe, not a possessive
+    ("its limited edition": a noun follows)."""
+    if nxt is None or not (nxt.endswith("ed") or nxt in _SAID_OF_IT):
+        return False
+    return nxt2 is None or nxt2 in FUNCTION_WORDS
+
+
 def is_repair(opener: str) -> bool:
     """The opener corrects the previous question ("oh I meant", "sorry, I mean")."""
     return _REPAIR_RE.match(opener.strip()) is not None
@@ -263,6 +274,8 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
         return None  # "how can I do that?", "do it using Carthage": the action, not a thing
     if w == "it" and prev_low in ("knew", "guessed") and (nxt is None or gap):
         return None  # "Of course I knew it!": an exclamation, no thing of the documents
+    if w == "its" and _typed_for_it_is(nxt, nxt2):
+        return _span(message, toks, i, i, ReferentKind.PRONOUN)  # "if its missed": "it's"
     if w in _CONTRACTED_IT:  # "if it's missed": "it" + "is"
         if nxt in _DUMMY_IT_NEXT or _it_takes_to(toks, i):
             return None

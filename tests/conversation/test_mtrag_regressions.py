@@ -158,6 +158,28 @@ def test_a_dummy_it_is_no_referent(message: str) -> None:
     assert not [r for r in find_referents(message) if r.text.lower() == "it"]
 
 
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ("what credits do i get if its missed?", "pronoun"),  # "it's" typed without "'"
+        ("its free?", "pronoun"),
+        ("is its limited edition available?", "possessive"),
+        ("what is its price?", "possessive"),
+    ],
+)
+def test_its_before_a_participle_is_it_is(message: str, kind: str) -> None:
+    assert [(r.text, r.kind.value) for r in find_referents(message)] == [("its", kind)]
+
+
+def test_its_typed_for_it_is_reads_as_it_is_in_the_query() -> None:
+    history = [U("what's the SLA for Cloud Connect Pro?"), A("Pro commits to 99.9%. [1]")]
+    res = EmbeddedResolver().resolve(
+        "what credits do i get if its missed?", history, ResolveContext(term_stats=corpus_stats())
+    )
+    assert res.query.endswith(" is missed?")
+    assert "'s missed" not in res.query
+
+
 def test_knew_it_before_more_words_still_points_back() -> None:
     assert [r.text for r in find_referents("I knew it had a free tier, how big is it?")] == [
         "it",
