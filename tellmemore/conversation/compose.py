@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import PREDICATES, Phrase, Salience, phrases
-from tellmemore.conversation.referents import Referent, ReferentKind
+from tellmemore.conversation.referents import ORDINAL_HEADS, Referent, ReferentKind
 from tellmemore.conversation.text import (
     FUNCTION_WORDS,
     RELATIONAL_NOUNS,
@@ -159,7 +159,7 @@ def substitute_subject(
     idx = base.find(old, idx)
     head = base[:idx]
     end = idx + len(old)
-    swapped = _modifier_swap(fragment, old)
+    swapped = _modifier_swap(fragment, old) or _kind_swap(fragment, old)
     if swapped is not None:  # "the Team one" for "Status Page Business plan"
         return base[:idx] + swapped + base[end:]
     fragment = _head_for_one(fragment, old)
@@ -189,6 +189,18 @@ def _parallel_one(base: str, fragment: str) -> str | None:
     if new is None or old is None or new.group("kind").lower() in FUNCTION_WORDS:
         return None
     return base[: old.start("kind")] + new.group("kind") + base[old.end("kind") :]
+
+
+def _kind_swap(fragment: str, replaced: str) -> str | None:
+    """ "business" for "basic plan" -> "business plan": a bare word replaces the kind of a
+    phrase headed by a class noun (plan, tier, option), as "the business one" would."""
+    toks = tokenize(fragment)
+    words = replaced.split()
+    if len(toks) != 1 or len(words) < 2 or toks[0].low in ORDINAL_HEADS:
+        return None
+    if words[-1].lower() not in ORDINAL_HEADS:
+        return None
+    return _modifier_swap(f"{toks[0].text} one", replaced)
 
 
 def _modifier_swap(fragment: str, replaced: str) -> str | None:

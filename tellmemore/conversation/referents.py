@@ -126,6 +126,7 @@ _PRONOUN_AFTER_DEMONSTRATIVE = frozenset(
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 _NOT_A_HEAD = FUNCTION_WORDS | COMMON_VERBS
+_PARTICLES = frozenset({"up", "down", "out", "off", "back", "over"})
 _SAYING = frozenset(
     """
         know knew think thought mean meant said say understand understood agree believe
@@ -290,10 +291,13 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
         return _span(message, toks, i, i, PRONOUNS[w])
     if w in DEMONSTRATIVES:
         prev = toks[i - 1] if i > 0 else None
+        # "set that up", "turn this off": the object of a phrasal verb
+        phrasal = prev is not None and prev.low not in FUNCTION_WORDS and nxt in _PARTICLES
         if (
             w == "that"
             and prev is not None
             and prev.low not in FUNCTION_WORDS
+            and not phrasal
             and not _boundary_between(message, prev, toks[i])
         ):
             return None  # "football that is popular", "know that ...": relative/complement
@@ -305,6 +309,7 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
             return _span(message, toks, i, i, ReferentKind.PRONOUN)
         if (
             nxt in _PRONOUN_AFTER_DEMONSTRATIVE
+            or phrasal
             or nxt in ("a", "an")
             or (nxt, nxt2)
             == (

@@ -650,3 +650,26 @@ def test_a_kind_one_fragment_replaces_the_kind_of_the_previous_one() -> None:
     ]
     res = resolve("and a minor one?", history)
     assert res.query == "how fast do you respond to a minor one?"
+
+
+def test_a_bare_kind_replaces_the_kind_of_a_plan() -> None:
+    """ "and business?" had become "how many subscribers does the business allow?"."""
+    history = [
+        U("how many subscribers does the basic plan allow?"),
+        A("Plan: Basic; Subscribers: 1,000. [1]"),
+    ]
+    res = resolve("and business?", history)
+    assert res.query == "how many subscribers does the business plan allow?"
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("how do I set that up?", ["that"]),  # the object of a phrasal verb
+        ("how do I turn this off?", ["this"]),
+        ("is this up to date?", []),  # a comment on the answer
+        ("the football that is popular", []),  # a relative clause
+    ],
+)
+def test_that_between_a_verb_and_its_particle_points_back(message, expected) -> None:
+    assert [r.text for r in find_referents(message)] == expected
