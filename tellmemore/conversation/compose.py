@@ -34,6 +34,7 @@ _CLARIFY = re.compile(r"\bdo you mean\s+(.+?)\?", re.IGNORECASE)
 _OPTION_SPLIT = re.compile(r",\s*(?:or\s+)?|\s+or\s+", re.IGNORECASE)
 MAX_TAIL_TOKENS = 4
 _DETERMINERS = frozenset("the a an this that these those my your our their".split())  # noqa: SIM905
+_TRAILING_ARTICLE = re.compile(r"\s+an?\s+$", re.IGNORECASE)
 _TRAILING_DETERMINER = re.compile(
     r"\b(?:the|a|an|this|that|these|those|my|your|our|their)\s+$", re.IGNORECASE
 )
@@ -166,9 +167,12 @@ def substitute_subject(
     one = _PRO_FORM.match(base, end)
     if one is not None and len(content_words(fragment)) >= 2:
         end = one.end()  # "the Standard one" + "the Team plan": "the Team plan", not "... one"
-    if tokenize(fragment) and tokenize(fragment)[0].low in _DETERMINERS:
+    frag_toks = tokenize(fragment)
+    if frag_toks and frag_toks[0].low in _DETERMINERS:
         # "the deadline" replacing "a flat tyre": one determiner, the fragment's
         head = _TRAILING_DETERMINER.sub("", head)
+    elif frag_toks and looks_plural(frag_toks[-1].text):
+        head = _TRAILING_ARTICLE.sub(" ", head)  # "kids" replacing "a license": no "a kids"
     return head + fragment + base[end:]
 
 

@@ -367,3 +367,10 @@ def test_a_typo_in_an_earlier_user_turn_is_fixed_before_it_is_bound() -> None:
     history = [U("how do I renew my pasport?"), A("You can renew a passport online. [1]")]
     res = EmbeddedResolver().resolve("how much does it cost?", history, ctx)
     assert res.bindings.get("it", "").lower() == "passport"
+
+
+def test_a_plural_fragment_drops_the_article_of_what_it_replaces() -> None:
+    base = "do I need a license?"
+    assert substitute_subject(base, "kids", Salience(corpus_stats())) == "do I need kids?"
+    assert substitute_subject(base, "permit", Salience(corpus_stats())) == "do I need a permit?"
+
