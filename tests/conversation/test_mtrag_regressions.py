@@ -373,4 +373,3 @@ def test_a_plural_fragment_drops_the_article_of_what_it_replaces() -> None:
     base = "do I need a license?"
     assert substitute_subject(base, "kids", Salience(corpus_stats())) == "do I need kids?"
     assert substitute_subject(base, "permit", Salience(corpus_stats())) == "do I need a permit?"
-
