@@ -7,8 +7,10 @@ does. A turn searches:
 1. the resolved standalone query (shown to the user as "Searching for: ...");
 2. the message as typed, when it differs (design.md: the largest and steadiest gain,
    and it protects turns that needed no resolution), unless it only points: a bare
-   question word ("within how long?") or list positions bound for sure ("the last
-   two"), which alone match any "within 30 days" or "you pay the difference";
+   question word ("within how long?"), list positions bound for sure ("the last
+   two"), a bound pronoun and nothing else ("how much is it?") or a resolved repair
+   ("oh I meant saturn"), which alone match any "within 30 days", "you pay the
+   difference", price or page on Saturn;
 3. on a follow-up, a history phrasing at a lower weight (HISTORY_PHRASING_WEIGHT): the
    message followed by the user's last and first turns (HQE-like; HISTORY_PHRASING
    "turns"), or by the most salient phrases of those turns ("phrases"). Whole turns won
@@ -73,10 +75,10 @@ def search_phrasings(
 
 
 def _typed_is_noise(message: str, resolution: Resolution) -> bool:
-    """Words that only point ("within how long?", "the difference between the last two") or
-    repair ("oh I meant saturn"): searched as typed they match any "within 30 days", "you
-    pay the difference" or page on Saturn, and what they point at, bound for sure, is in the
-    resolved query."""
+    """Words that only point ("within how long?", "the difference between the last two",
+    "how much is it?") or repair ("oh I meant saturn"): searched as typed they match any
+    "within 30 days", "you pay the difference", price or page on Saturn, and what they point
+    at, bound for sure, is in the resolved query."""
     if is_wh_fragment(message):
         return True
     ellipsis = find_ellipsis(message)
@@ -85,9 +87,14 @@ def _typed_is_noise(message: str, resolution: Resolution) -> bool:
         # fragment alone finds whatever says saturn
         return ellipsis.opener.strip().lower() in resolution.bindings
     refs = find_referents(message)
-    return bool(refs) and all(
-        r.kind is ReferentKind.ORDINAL and r.text in resolution.bindings for r in refs
-    )
+    if not refs or not all(r.text in resolution.bindings for r in refs):
+        return False
+    if all(r.kind is ReferentKind.ORDINAL for r in refs):
+        return True
+    rest = message  # "how much is it?": nothing but the pointer, which matches any price
+    for r in sorted(refs, key=lambda r: -r.start):
+        rest = rest[: r.start] + " " + rest[r.end :]
+    return not content_words(rest)
 
 
 def _switches_topic(message: str, resolution: Resolution) -> bool:

@@ -673,3 +673,20 @@ def test_a_bare_kind_replaces_the_kind_of_a_plan() -> None:
 )
 def test_that_between_a_verb_and_its_particle_points_back(message, expected) -> None:
     assert [r.text for r in find_referents(message)] == expected
+
+
+def test_a_bound_pronoun_and_nothing_else_is_not_searched_as_typed() -> None:
+    """ "how much is it?" after "can I rent an e-bike?" searched as typed found the
+    Enterprise price."""
+    history = [U("can I rent an e-bike?"), A("Cityspoke rents city bikes. [1]")]
+    res = resolve("how much is it?", history)
+    assert res.bindings == {"it": "e-bike"}
+    searched = search_phrasings("how much is it?", res, history).queries
+    assert "how much is it?" not in searched
+    assert searched[0] == "how much is the e-bike?"
+    # a message with words of its own is still searched as typed
+    res = resolve("does it include a helmet?", history)
+    assert (
+        "does it include a helmet?"
+        in search_phrasings("does it include a helmet?", res, history).queries
+    )
