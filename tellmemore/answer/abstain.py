@@ -3,7 +3,8 @@
 The evidence is missing when nothing was retrieved, or when the best hit's
 cosine similarity to the query is below a calibrated floor (dense scores are
 comparable across queries; fused or BM25 scores are not). The floor comes from
-settings (`retrieval.min_dense_score`); bench/abstain_threshold.py measures it.
+settings (`retrieval.min_dense_score`, 0.25; docs/architecture.md gives the scores of
+related and unrelated questions on the sample corpus that put it there).
 """
 
 from __future__ import annotations
