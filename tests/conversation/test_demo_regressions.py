@@ -690,3 +690,11 @@ def test_a_bound_pronoun_and_nothing_else_is_not_searched_as_typed() -> None:
         "does it include a helmet?"
         in search_phrasings("does it include a helmet?", res, history).queries
     )
+
+
+def test_a_pronoun_binds_the_name_not_what_was_said_of_it() -> None:
+    """ "is Sydney available?" then "what's the latency to it ...?" bound "Sydney available"."""
+    history = [U("is Sydney available?"), A("Sydney (ap-southeast-2) became available. [1]")]
+    res = resolve("what's the latency to it from Frankfurt?", history)
+    assert res.bindings == {"it": "Sydney"}
+    assert res.query == "what's the latency to Sydney from Frankfurt?"

@@ -24,6 +24,7 @@ from typing import ClassVar
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import (
+    PREDICATES,
     PREPOSITIONS,
     Candidate,
     Phrase,
@@ -222,6 +223,11 @@ class _Run:
             if out is None:
                 continue
             phrase, source_role = out
+            if ref.kind in _CHAINED_KINDS and _ends_in_predicate(phrase):
+                # "is Sydney available?" then "the latency to it": Sydney, not "Sydney available"
+                phrase = replace(
+                    phrase, text=phrase.text.rsplit(None, 1)[0], stems=phrase.stems[:-1]
+                )
             bound_before = (ref, phrase)
             text = self._surface(phrase)
             bindings[ref.text] = text
@@ -834,6 +840,13 @@ _LOOKBACK_CHARS = 40
 
 _CHAINED_KINDS = (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE)
 """Pronouns that keep the previous question's topic when the previous question had one."""
+
+
+def _ends_in_predicate(phrase: Phrase) -> bool:
+    """ "Sydney available", "Lite pricing plans available": a name or noun, then what was
+    said of it."""
+    words = phrase.text.split()
+    return len(words) > 1 and len(phrase.stems) == len(words) and words[-1].lower() in PREDICATES
 
 
 def _support(answer: str, pos: int, item: Phrase, asked: set[str]) -> int:
