@@ -213,8 +213,8 @@ def _modifier_swap(fragment: str, replaced: str) -> str | None:
     capitalised kind ("Business"), else the one right before the head ("daily pass")."""
     m = _ENDS_IN_ONE.match(fragment)
     words = replaced.split()
-    if m is None or len(words) < 2:
-        return None
+    if m is None or len(words) < 2 or not words[-1].isalpha():
+        return None  # "version 6.15": a code ends it, no head noun to keep
     kind = [t.text for t in tokenize(m.group("kind")) if t.low not in _DETERMINERS]
     if len(kind) != 1:
         return None
@@ -232,10 +232,10 @@ def _head_for_one(fragment: str, replaced: str) -> str:
     """ "the Cisco one" replacing "routers" -> "the Cisco routers": the pro-form "one"
     stands for the head noun of what it replaces."""
     m = _ENDS_IN_ONE.match(fragment)
-    words = replaced.split()
-    if m is None or not words or not content_words(m.group("kind")):
+    nouns = [w for w in replaced.split() if w.isalpha() and w.islower()]
+    if m is None or not nouns or not content_words(m.group("kind")):
         return fragment
-    head = words[-1]
+    head = nouns[-1]  # "the previous one" replacing "version 6.15": the previous version
     if m.group("one").lower() == "one" and looks_plural(head):
         head = head[:-1]  # "the Cisco one" is one router
     return f"{m.group('kind')} {head}{m.group('end')}"

@@ -698,3 +698,10 @@ def test_a_pronoun_binds_the_name_not_what_was_said_of_it() -> None:
     res = resolve("what's the latency to it from Frankfurt?", history)
     assert res.bindings == {"it": "Sydney"}
     assert res.query == "what's the latency to Sydney from Frankfurt?"
+
+
+def test_the_previous_one_after_a_version_number_is_the_previous_version() -> None:
+    """ "what about the previous one?" had become "when was previous 3.4 released?"."""
+    history = [U("when was version 3.4 released?"), A("Version 3.4 came out in February. [1]")]
+    res = resolve("what about the previous one?", history)
+    assert res.query == "when was the previous version released?"
