@@ -71,6 +71,17 @@ def test_a_procedure_is_answered_with_its_numbered_steps_and_they_can_be_referre
     assert "connectivity test" in last.answer
 
 
+def test_a_quoted_rows_column_name_is_no_antecedent(sample_assistant) -> None:
+    """ "what info do I need to include?" retrieved the Pro plan's row; "how long until
+    they respond?" then bound its column name "Bandwidth" (of "Bandwidth per site")."""
+    chat = sample_assistant.session()
+    chat.ask("How do I escalate on the Standard tier?")
+    chat.ask("what info do I need to include?")
+    follow = chat.ask("how long until they respond?")
+    for antecedent in follow.bindings.values():
+        assert "Bandwidth" not in antecedent and "Plan code" not in antecedent
+
+
 def test_generation_path_gets_the_real_message_in_the_trace(sample_assistant) -> None:
     chat = sample_assistant.session()
     chat.ask("What are the shop opening hours?")

@@ -81,6 +81,22 @@ A second "column:" after the ";" tells it from a labelled sentence whose value h
 ";" ("Norrland NR-900: firmware 7.4 or later; needed for 10 Gbit/s sites.")."""
 
 
+_COLUMN = re.compile(r"(?:^|;)\s*([^:;.]{1,40}):")
+
+
+def column_labels(answer: str) -> list[set[str]]:
+    """The column names of the table rows an answer quotes ("Bandwidth per site" in "Plan:
+    Pro; ...; Bandwidth per site: 1 Gbit/s."), as stem sets: names of attributes, never
+    the thing a pronoun points at."""
+    out: list[set[str]] = []
+    for line in answer.splitlines():
+        m = _BULLET.match(line)
+        for sentence in sentences(m.group(1) if m else line):
+            if _ROW.match(sentence):
+                out.extend({stem(w) for w in content_words(k)} for k in _COLUMN.findall(sentence))
+    return [labels for labels in out if labels]
+
+
 def _table_rows(sents: list[str]) -> list[Phrase]:
     """Consecutive quoted table rows with the same first column: its values are the items
     ("Starter", "Pro", "Enterprise")."""

@@ -65,3 +65,16 @@ def test_table_rows_quoted_one_a_line_are_named_by_their_first_column() -> None:
         "- Plan codes from 2025 keep their old prices."
     )
     assert [p.text for p in list_items(answer)] == ["Starter", "Pro"]
+
+
+def test_column_labels_are_read_from_quoted_table_rows_only() -> None:
+    from tellmemore.conversation.lists import column_labels
+
+    answer = (
+        "Pro comes with the Standard tier. [1]\n"
+        "- Plan: Pro; Plan code: CC-PRO-2026; Bandwidth per site: 1 Gbit/s. [1]\n"
+        "- Norrland NR-500: firmware 7.2 or later. [2]"
+    )
+    labels = column_labels(answer)
+    assert {"plan"} in labels and {"bandwidth", "site"} in labels
+    assert all("norrland" not in label for label in labels)  # a labelled line, no table

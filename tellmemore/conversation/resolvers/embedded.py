@@ -51,7 +51,7 @@ from tellmemore.conversation.compose import (
 from tellmemore.conversation.decide import decide
 from tellmemore.conversation.definites import find_definite, spliced
 from tellmemore.conversation.gate import GateResult, gate
-from tellmemore.conversation.lists import list_items
+from tellmemore.conversation.lists import column_labels, list_items
 from tellmemore.conversation.referents import (
     ORDINAL_HEADS,
     Ellipsis,
@@ -143,6 +143,8 @@ class _Run:
         self._inner: tuple[str, int, int] | None = None
         """(message, end of its first name or distinctive phrase, end of its first noun
         phrase): pronouns after them may point inside the message."""
+        self._columns: list[set[str]] | None = None
+        """Column names of the table rows the answers quote, once looked up."""
 
     def resolve(self, message: str, *, depth: int, prefer: str | None = None) -> Resolution:
         self._depth = depth
@@ -173,7 +175,7 @@ class _Run:
             history, self.salience, window=self.context.window, summary=self.context.summary
         )
         own = {stem(w) for w in content_words(message)}
-        cands = [c for c in cands if not set(c.stems) <= own]
+        cands = [c for c in cands if not set(c.stems) <= own and not self._is_column(c)]
         needs_items = prefer is not None or any(
             r.kind in (*_ALTERNATIVE_KINDS, ReferentKind.ORDINAL) for r in refs
         )
@@ -538,6 +540,20 @@ class _Run:
         if last is not None:
             out.append(" ".join(sentences(last.content)[: C.ASSISTANT_SENTENCES]))
         return out
+
+    def _is_column(self, c: Candidate) -> bool:
+        """A column name of a table row an answer quoted ("Bandwidth" of "Bandwidth per site:
+        1 Gbit/s"): "how long until they respond?" had bound it."""
+        if c.role != "assistant":
+            return False
+        if self._columns is None:
+            self._columns = [
+                labels
+                for t in self.history
+                if t.role == "assistant"
+                for labels in column_labels(t.content)
+            ]
+        return any(set(c.stems) <= labels for labels in self._columns)
 
     def _items(self, *, loose: bool = False) -> tuple[list[Phrase], int]:
         """List items of the most recent assistant answer (within the window) that has one."""
