@@ -705,3 +705,15 @@ def test_the_previous_one_after_a_version_number_is_the_previous_version() -> No
     history = [U("when was version 3.4 released?"), A("Version 3.4 came out in February. [1]")]
     res = resolve("what about the previous one?", history)
     assert res.query == "when was the previous version released?"
+
+
+def test_which_one_chooses_between_the_two_things_the_user_compared() -> None:
+    """ "which one has more sites?" had compared "Starter or Extra sites" (the answer's
+    sentences)."""
+    history = [
+        U("what's the difference between Starter and Pro?"),
+        A("Starter is for small teams. [1] Extra sites cannot be added to Starter. [1]"),
+    ]
+    res = resolve("which one has more sites?", history)
+    assert res.bindings["which one"] == "Starter or Pro"
+    assert res.query.startswith("which of Starter or Pro has more sites")

@@ -300,6 +300,10 @@ class _Run:
                 return picked, "user"  # the user asked for it: no scope to add
         # a list the user moved on from ("My tyre went flat." after the shop hours) holds
         # no "other one": it is said of the current topic ("the other one (tyre)"), below
+        if ref.kind == ReferentKind.WHICH:
+            asked = self._asked_between()
+            if asked is not None:  # "the difference between Starter and Pro?" then "which one"
+                return asked, "user"
         if (
             ref.kind in _ALTERNATIVE_KINDS
             and len(items) >= 2
@@ -332,6 +336,19 @@ class _Run:
         if best.score < C.MIN_ANTECEDENT:
             return None
         return best.phrase, best.role
+
+    def _asked_between(self) -> Phrase | None:
+        """The two things the user's last question set side by side ("between Starter and
+        Pro", "Starter or Pro"): what "which one" then chooses from."""
+        last = next((t.content for t in reversed(self.history) if t.role == "user"), "")
+        m = _BETWEEN.search(last)
+        if m is None:
+            return None
+        pair = [m.group("a").strip(), m.group("b").strip()]
+        if not all(content_words(p) and len(p.split()) <= C.MAX_LABEL_WORDS for p in pair):
+            return None
+        text = " or ".join(pair)
+        return Phrase(text, tuple(stem(w) for w in content_words(text)))
 
     def _left_behind(self, items: list[Phrase], list_turn: int) -> bool:
         """The list is in an older answer and the user's last turn moved on: it names none
@@ -856,6 +873,12 @@ _LOOKBACK_CHARS = 40
 
 _CHAINED_KINDS = (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE)
 """Pronouns that keep the previous question's topic when the previous question had one."""
+
+
+_BETWEEN = re.compile(
+    r"\bbetween\s+(?:the\s+)?(?P<a>[^,?.!]+?)\s+and\s+(?:the\s+)?(?P<b>[^,?.!]+?)\s*(?:[?.!,]|$)",
+    re.IGNORECASE,
+)
 
 
 def _ends_in_predicate(phrase: Phrase) -> bool:
