@@ -717,3 +717,14 @@ def test_which_one_chooses_between_the_two_things_the_user_compared() -> None:
     res = resolve("which one has more sites?", history)
     assert res.bindings["which one"] == "Starter or Pro"
     assert res.query.startswith("which of Starter or Pro has more sites")
+
+
+def test_an_attribute_noun_is_no_scope() -> None:
+    """ "which of Starter or Extra sites for difference ...": an attribute is no topic."""
+    history = [
+        U("what is the difference?"),
+        A("Enterprise escalation adds a named responder. [1]"),
+    ]
+    res = resolve("does it cover weekends?", history)
+    assert "scope" not in res.bindings
+    assert "difference" not in res.query

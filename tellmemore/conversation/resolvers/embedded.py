@@ -69,6 +69,7 @@ from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.conversation.text import (
     FUNCTION_WORDS,
     GENERIC_NOUNS,
+    RELATIONAL_NOUNS,
     content_words,
     looks_plural,
     missing_protected,
@@ -623,10 +624,12 @@ class _Run:
             if c.score < C.SCOPE_MIN and not self._is_name(c.phrase):
                 continue  # a product name is scope even when every document names it
             words = c.phrase.text.split()
-            if all(w.lower() in ORDINAL_HEADS for w in words) or (
+            if all(w.lower() in ORDINAL_HEADS or w.lower() in RELATIONAL_NOUNS for w in words) or (
                 len(words) == 1 and looks_plural(words[0]) and not self._is_name(c.phrase)
             ):
-                continue  # a class noun scopes nothing: "is Kestrel Edge K3 for routers ..."
+                # a class noun or an attribute scopes nothing: "is Kestrel Edge K3 for
+                # routers ...", "which of Starter or Pro for difference ..."
+                continue
             if not set(c.stems) & have:
                 return c.phrase
         return None
