@@ -72,7 +72,9 @@ def gate(
     distinctive = [
         w
         for w in content
-        if (sal.weight(w) >= C.DISTINCTIVE_IDF or w in sal.unseen) and w not in RELATIONAL_NOUNS
+        if (sal.weight(w) >= C.DISTINCTIVE_IDF or w in sal.unseen)
+        and w not in RELATIONAL_NOUNS
+        and w not in COMMON_VERBS  # "what happens if I go over?": rare in docs, no subject
     ]  # a word the documents never use ("sourdough") is a new subject, not a follow-up
     if len(content) <= C.LOW_SIGNAL_WORDS and not distinctive and not names_in(message):
         return GateResult(True, "too little signal")

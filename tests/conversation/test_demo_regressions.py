@@ -728,3 +728,15 @@ def test_an_attribute_noun_is_no_scope() -> None:
     res = resolve("does it cover weekends?", history)
     assert "scope" not in res.bindings
     assert "difference" not in res.query
+
+
+def test_a_rare_verb_is_no_subject_of_its_own() -> None:
+    """ "what happens if I go over?" was called self-contained: "happens" is rare in the
+    sample docs, so it counted as a distinctive word, a new subject."""
+    history = [
+        U("how many subscribers can I have on the business plan?"),
+        A("Plan: Business; Subscribers: 25,000. [1]"),
+    ]
+    assert gate("what happens if I go over?", history, corpus_stats()).needs_resolution
+    res = resolve("what happens if I go over?", history)
+    assert "subscribers" in res.query.lower()
