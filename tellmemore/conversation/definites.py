@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from tellmemore.conversation.binding import Phrase, phrases
 from tellmemore.conversation.text import (
+    COMMON_VERBS,
     FUNCTION_WORDS,
     RELATIONAL_NOUNS,
     content_words,
@@ -55,7 +56,7 @@ def find_definite(message: str, history: Sequence[Turn]) -> Definite | None:
             continue
         possessive = low != word.lower().replace("’", "'")
         after = next((t for t in toks if t.start >= m.end()), None)
-        if after is not None and not possessive and norm(after.text) not in FUNCTION_WORDS:
+        if after is not None and not possessive and _names_more(norm(after.text)):
             continue  # "the query API": the word is a modifier, not the head
         heads.append((m, stem(low)))
     if not heads:
@@ -74,6 +75,12 @@ def find_definite(message: str, history: Sequence[Turn]) -> Definite | None:
             if p.stems[-1] == head:
                 return Definite(m.group(0), m.group(1), m.start(1), p)
     return None
+
+
+def _names_more(word: str) -> bool:
+    """The word after "the X" continues the noun phrase ("the query API"), unless it is a
+    function word or a verb ("how is the fee calculated?", "does the pass cover ...")."""
+    return word not in FUNCTION_WORDS and word not in COMMON_VERBS and not word.endswith("ed")
 
 
 def spliced(message: str, definite: Definite, antecedent_text: str) -> str:

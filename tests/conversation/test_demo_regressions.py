@@ -740,3 +740,13 @@ def test_a_rare_verb_is_no_subject_of_its_own() -> None:
     assert gate("what happens if I go over?", history, corpus_stats()).needs_resolution
     res = resolve("what happens if I go over?", history)
     assert "subscribers" in res.query.lower()
+
+
+def test_a_definite_before_a_participle_is_the_head() -> None:
+    """ "how is the fee calculated?": "calculated" is the verb, not more of the noun."""
+    history = [
+        U("can I get a refund on an annual plan?"),
+        A("Unused months are refunded minus a 10% cancellation fee. [1]"),
+    ]
+    res = resolve("how is the fee calculated?", history)
+    assert res.query == "how is the 10% cancellation fee calculated?"
