@@ -139,7 +139,8 @@ _STILL_TRUE = (
     r"^(?:is|are|was|would) (?:that|this|it|these|those) (?:also |still |the same |really )?"
     r"(?:true|the case|so|valid|the same|right|different|any different)\b"
     r"|^(?:does|do|would|will) (?:that|this|it|these|those) (?:also |still )?"
-    r"(?:apply|work|hold|count)\b(?: (?:to|for|with)\b)?"  # "apply to X": X is the new subject
+    # "apply to X": X is the new subject; "count against the SLA" asks its own question
+    r"(?:apply|work|hold|count)\b(?! (?:against|towards?|as)\b)(?: (?:to|for|with)\b)?"
 )
 """Asking whether the last answer holds elsewhere: "is that also true for e-bikes?", "is
 that different for Cloud Connect?"."""

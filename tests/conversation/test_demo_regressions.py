@@ -750,3 +750,15 @@ def test_a_definite_before_a_participle_is_the_head() -> None:
     ]
     res = resolve("how is the fee calculated?", history)
     assert res.query == "how is the 10% cancellation fee calculated?"
+
+
+def test_does_it_count_against_is_a_question_about_it() -> None:
+    """ "does it count against the SLA?" was read like "does that apply to X?" and spliced
+    into the previous question ("how far in against the SLA?")."""
+    history = [
+        U("how far in advance?"),
+        A("Scheduled maintenance is announced at least 7 days in advance. [1]"),
+    ]
+    res = resolve("does it count against the SLA?", history)
+    assert res.query.startswith("does ") and res.query.endswith("count against the SLA?")
+    assert "it" in res.bindings
