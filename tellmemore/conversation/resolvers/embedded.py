@@ -144,8 +144,10 @@ class _Run:
         self._inner: tuple[str, int, int] | None = None
         """(message, end of its first name or distinctive phrase, end of its first noun
         phrase): pronouns after them may point inside the message."""
-        self._columns: list[set[str]] | None = None
-        """Column names of the table rows the answers quote, once looked up."""
+        self._columns: dict[int, list[set[str]]] = {}
+        """Column names of the table rows each answer quotes, by turn, once looked up."""
+        self._lists: dict[tuple[int, bool], list[Phrase]] = {}
+        """List items of each turn, by (turn, loose), once parsed."""
 
     def resolve(self, message: str, *, depth: int, prefer: str | None = None) -> Resolution:
         self._depth = depth
@@ -388,8 +390,8 @@ class _Run:
         offered = next(
             (
                 items
-                for turn in reversed(h[:-2])
-                if turn.role == "assistant" and len(items := list_items(turn.content)) >= 2
+                for i in range(len(h) - 3, -1, -1)
+                if h[i].role == "assistant" and len(items := self._list_at(i)) >= 2
             ),
             [],
         )
@@ -564,14 +566,9 @@ class _Run:
         1 Gbit/s"): "how long until they respond?" had bound it."""
         if c.role != "assistant":
             return False
-        if self._columns is None:
-            self._columns = [
-                labels
-                for t in self.history
-                if t.role == "assistant"
-                for labels in column_labels(t.content)
-            ]
-        return any(set(c.stems) <= labels for labels in self._columns)
+        if c.turn not in self._columns:  # the answer the candidate was said in, read once
+            self._columns[c.turn] = column_labels(self.history[c.turn].content)
+        return any(set(c.stems) <= labels for labels in self._columns[c.turn])
 
     def _items(self, *, loose: bool = False) -> tuple[list[Phrase], int]:
         """List items of the most recent assistant answer (within the window) that has one."""
@@ -609,9 +606,16 @@ class _Run:
             seen += 1
             if seen > self.context.window:
                 return
-            items = list_items(turn.content, loose=loose)
+            items = self._list_at(i, loose=loose)
             if len(items) >= 2:
                 yield items, i
+
+    def _list_at(self, i: int, *, loose: bool = False) -> list[Phrase]:
+        """The items turn `i` lists, parsed once per run (several rules ask)."""
+        key = (i, loose)
+        if key not in self._lists:
+            self._lists[key] = list_items(self.history[i].content, loose=loose)
+        return self._lists[key]
 
     def _scope(self, query: str, bindings: dict[str, str], cands: list[Candidate]) -> Phrase | None:
         """The user's topic phrase the bound query still lacks ("on Cloud Connect")."""
