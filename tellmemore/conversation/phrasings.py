@@ -19,7 +19,8 @@ does. A turn searches:
    names it nowhere (a "self-contained" follow-up such as "What are the suppliers for
    the city?"), while the message's own lists dominate the fusion. A message that
    switches to a subject of its own ("What about the discoveries made by Galileo?",
-   kept as typed by the resolver) gets none: the history is the topic it leaves.
+   searched as "the discoveries made by Galileo") gets none: the history is the topic it
+   leaves, and the opener as typed is conversation, not subject.
 """
 
 from __future__ import annotations
@@ -79,8 +80,8 @@ def _typed_is_noise(message: str, resolution: Resolution) -> bool:
     "how much is it?") or repair ("oh I meant saturn"): searched as typed they match any
     "within 30 days", "you pay the difference", price or page on Saturn, and what they point
     at, bound for sure, is in the resolved query."""
-    if is_wh_fragment(message):
-        return True
+    if is_wh_fragment(message) or _switches_topic(message, resolution):
+        return True  # a switch: "what about" searched as typed is conversation, not subject
     ellipsis = find_ellipsis(message)
     if ellipsis is not None and is_repair(ellipsis.opener):
         # "oh I meant saturn", resolved as the previous question about saturn: the
@@ -98,11 +99,15 @@ def _typed_is_noise(message: str, resolution: Resolution) -> bool:
 
 
 def _switches_topic(message: str, resolution: Resolution) -> bool:
-    """ "What about <a subject of its own>?" that the resolver kept as typed."""
-    if resolution.bindings or resolution.query.strip() != message.strip():
+    """ "What about <a subject of its own>?", which the resolver searches as that subject."""
+    if resolution.bindings:
         return False
     ellipsis = find_ellipsis(message)
-    return ellipsis is not None and ellipsis.kind is EllipsisKind.SUBJECT
+    return (
+        ellipsis is not None
+        and ellipsis.kind is EllipsisKind.SUBJECT
+        and resolution.query.strip() in (message.strip(), ellipsis.fragment)
+    )
 
 
 def history_phrasing(

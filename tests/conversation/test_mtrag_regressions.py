@@ -43,8 +43,25 @@ def test_a_long_what_about_question_names_its_own_subject() -> None:
     ]
     message = "What about the major discoveries made by the spacecraft Galileo?"
     res = EmbeddedResolver().resolve(message, history, ResolveContext(term_stats=corpus_stats()))
-    assert res.query == message
+    # searched as its subject: "what about" is conversation, read as words by the dense model
+    assert res.query == "the major discoveries made by the spacecraft Galileo"
     assert not res.bindings
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "can you tell me more about the Europa Clipper mission?",  # more of the same: as typed
+        "What if I lose the monthly pass on the Kestrel line?",  # a clause, not a subject
+    ],
+)
+def test_only_a_switched_subject_drops_its_opener(message: str) -> None:
+    history = [
+        U("Could you tell me about the most important discoveries that Juno made at Jupiter?"),
+        A("Juno found that Jupiter's core is diluted and its storms run deep."),
+    ]
+    res = EmbeddedResolver().resolve(message, history, ResolveContext(term_stats=corpus_stats()))
+    assert res.query == message
 
 
 def test_a_short_what_about_still_takes_the_previous_question() -> None:

@@ -40,11 +40,15 @@ def test_a_self_contained_follow_up_keeps_its_query_and_gains_the_history_phrasi
 
 
 def test_a_what_about_naming_its_own_subject_leaves_the_history_out() -> None:
-    """The resolver kept "what about <a whole subject>" as typed: a switch of topic, so the
+    """The resolver searches "what about <a whole subject>" as that subject (a switch), so the
     history (the topic left behind) is not searched; a short "what about" still gets it."""
     message = "What about the escalation rules of the Status Page product?"
     p = search_phrasings(message, Resolution(query=message), CLOUD_CONNECT_LONG, corpus_stats())
     assert p.queries == (message,)
+    fragment = "the escalation rules of the Status Page product"
+    assert search_phrasings(
+        message, Resolution(query=fragment), CLOUD_CONNECT_LONG, corpus_stats()
+    ).queries == (fragment,)  # the opener is not searched back in as typed
     short = "what about Status Page?"
     res = Resolution(query="how do I open a Status Page ticket?", bindings={"what about": "x"})
     assert len(search_phrasings(short, res, CLOUD_CONNECT_LONG, corpus_stats()).queries) == 3

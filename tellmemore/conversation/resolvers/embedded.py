@@ -434,7 +434,7 @@ class _Run:
                 if head is not None:
                     return head, "user"
                 return Phrase(value, tuple(stem(w) for w in content_words(value))), "user"
-        if ellipsis is not None and res.query != prev:
+        if ellipsis is not None and res.bindings and res.query != prev:
             # "what about the Cisco one?" made the Cisco router the subject: "how do I set
             # it up?" is about it
             own = {stem(w) for w in content_words(ellipsis.fragment) if not w.endswith("ly")}
@@ -666,7 +666,10 @@ class _Run:
             or (distinctive and len(own) >= C.OWN_SUBJECT_RUN)
         ):
             # "and about North Carolina in the Civil War", "what about the major discoveries
-            # made by the spacecraft Galileo?": the fragment names its subject
+            # made by the spacecraft Galileo?": the fragment names its subject, and is what
+            # is searched: the opener is conversation, which the dense model reads as words
+            if typed_fragment is None and ellipsis.kind is EllipsisKind.SUBJECT:
+                return Resolution(query=ellipsis.fragment)
             return Resolution(query=message)
         prev = self._previous_question(depth)
         opener = ellipsis.opener.strip().lower()
