@@ -262,10 +262,12 @@ def _parse_phrases(text: str) -> tuple[Phrase, ...]:
             do_pending = False
             last_prep, last_det, last_fn = None, False, ""
         low = norm(tok.text)
-        if i > 0 and toks[i - 1].low in _SUBJECT_PRONOUNS and not run and tok.text.islower():
-            flush()  # "do they respond": the word after a subject pronoun is its verb
+        if not run and tok.text.islower() and _after_subject_pronoun(toks, i):
+            flush()  # "do they respond", "which one protects more": the subject's verb
             last_fn = low
             continue
+        if low == "than" and run and _is_comparative(run[-1].text):
+            run.pop()  # "is a dynamic secret better than ...": a comparative, not the noun
         joiner = (
             low in _JOINERS
             and run
@@ -296,6 +298,21 @@ def _parse_phrases(text: str) -> tuple[Phrase, ...]:
             last_prep, last_det = (low if low in PREPOSITIONS else None), False
     flush(at_break=True)
     return tuple(out)
+
+
+def _is_comparative(word: str) -> bool:
+    """ "better", "cheaper", "other" before "than"; not the noun of "more cases than"."""
+    return word.islower() and (word.endswith("er") or word in ("worse", "less"))
+
+
+def _after_subject_pronoun(toks: list[Token], i: int) -> bool:
+    """Token i follows a subject pronoun ("they"), or "one" after "which"/"each"."""
+    if i == 0:
+        return False
+    prev = toks[i - 1].low
+    if prev in _SUBJECT_PRONOUNS:
+        return True
+    return prev == "one" and i > 1 and toks[i - 2].low in ("which", "each", "every")
 
 
 def _opens_request(low: str, following: list[Token]) -> bool:

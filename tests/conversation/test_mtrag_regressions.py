@@ -390,3 +390,38 @@ def test_a_plural_fragment_drops_the_article_of_what_it_replaces() -> None:
     base = "do I need a license?"
     assert substitute_subject(base, "kids", Salience(corpus_stats())) == "do I need kids?"
     assert substitute_subject(base, "permit", Salience(corpus_stats())) == "do I need a permit?"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Is a dynamic secret better than a static secret?", ["dynamic secret", "static secret"]),
+        ("Is the Pro plan cheaper than Starter?", ["Pro plan", "Starter"]),
+        ("Which one protects more from vulnerabilities?", ["vulnerabilities"]),
+    ],
+)
+def test_a_comparative_or_a_verb_after_which_one_is_no_noun(text: str, expected: list[str]) -> None:
+    assert [p.text for p in phrases(text)] == expected
+
+
+def test_the_noun_after_more_is_kept_before_than() -> None:
+    found = [p.text for p in phrases("Why do some states report more West Nile cases than others?")]
+    assert "West Nile cases" in found
+
+
+SECRETS = [
+    U("Is a dynamic secret better than a static secret?"),
+    A("Dynamic secrets expire after use; static secrets last until someone rotates them."),
+    U("Which one protects more from vulnerabilities?"),
+    A("Dynamic secrets protect more, because a leaked one soon expires."),
+]
+
+
+@pytest.mark.parametrize(
+    "message", ["Do they both rotate secrets?", "can I use them both in one app?"]
+)
+def test_they_both_is_the_pair_just_compared(message: str) -> None:
+    res = EmbeddedResolver().resolve(message, SECRETS, ResolveContext(term_stats=corpus_stats()))
+    (bound,) = res.bindings.values()
+    assert bound == "dynamic secret and static secret"
+    assert "dynamic secret and static secret both" in res.query

@@ -217,7 +217,9 @@ class _Run:
                 # "the second one, does it include helmets?": "it" is that one; "are
                 # those sport played by women, can they play them?": "them" is those
                 continue
-            out = self._bind_one(ref, cands, items, list_turn, prefer)
+            out = self._both(ref, message, cands) or self._bind_one(
+                ref, cands, items, list_turn, prefer
+            )
             if isinstance(out, _Ambiguous):  # a coin flip between alternatives: ask
                 return Resolution(
                     query=message,
@@ -339,6 +341,39 @@ class _Run:
         if best.score < C.MIN_ANTECEDENT:
             return None
         return best.phrase, best.role
+
+    def _both(
+        self, ref: Referent, message: str, cands: list[Candidate]
+    ) -> tuple[Phrase, str] | None:
+        """ "do they both rotate secrets?" after "which one, static or dynamic secrets?": a
+        plural pronoun with "both" is the pair just set side by side, not the most salient
+        plural ("vulnerabilities")."""
+        if ref.text.lower() not in ("they", "them") or not _BOTH.match(message[ref.end :]):
+            return None
+        pair = self._previous_pair() if self._depth < C.ELLIPSIS_DEPTH else None
+        if pair is None and (asked := self._asked_between()) is not None:
+            pair = asked, "user"
+        if pair is None and (heads := same_head_pair([c.phrase for c in cands])) is not None:
+            text = " and ".join(self._surface(p) for p in heads)
+            pair = Phrase(text, tuple(s for p in heads for s in p.stems)), "assistant"
+        if pair is None:
+            return None
+        phrase, role = pair
+        return replace(phrase, text=_JOINS.sub(" and ", phrase.text)), role
+
+    def _previous_pair(self) -> tuple[Phrase, str] | None:
+        """Two things the previous question was bound to ("which one protects more?" ->
+        "Static secret or Dynamic secrets")."""
+        idx = self._previous_question_index()
+        if idx is None:
+            return None
+        sub = self._sub_run(idx)
+        sub.salience = self.salience
+        res = sub.resolve(self.history[idx].content, depth=self._depth + 1)
+        value = next((v for v in res.bindings.values() if _JOINS.search(v)), None)
+        if value is None:
+            return None
+        return Phrase(value, tuple(stem(w) for w in content_words(value))), "user"
 
     def _asked_between(self) -> Phrase | None:
         """The two things the user's last question set side by side ("between Starter and
@@ -885,6 +920,10 @@ _CHAINED_KINDS = (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE)
 """Pronouns that keep the previous question's topic when the previous question had one."""
 
 
+_BOTH = re.compile(r"\s+both\b", re.IGNORECASE)
+"""Right after the pronoun: "do they both ...", "compare them both"."""
+_JOINS = re.compile(r"\s+(?:or|and)\s+")
+"""Two alternatives as one phrase: "Static secret or Dynamic secrets"."""
 _BETWEEN = re.compile(
     r"\bbetween\s+(?:the\s+)?(?P<a>[^,?.!]+?)\s+and\s+(?:the\s+)?(?P<b>[^,?.!]+?)\s*(?:[?.!,]|$)",
     re.IGNORECASE,
