@@ -25,6 +25,7 @@ from tellmemore.config import Settings
 from tellmemore.conversation.decide import decide
 from tellmemore.conversation.gate import gate
 from tellmemore.conversation.phrasings import Phrasings, search_phrasings
+from tellmemore.conversation.preamble import without_preamble
 from tellmemore.conversation.resolvers.base import ResolveContext, Resolver
 from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.errors import InputError, LLMError
@@ -226,7 +227,7 @@ class TurnRunner:
         message, _ = correct_spelling(message, self.retriever.index.term_stats)
         gated = gate(message, history, self.retriever.index.term_stats)
         if not gated.needs_resolution:
-            return Resolution(query=message, resolver="none"), gated.reason
+            return Resolution(query=without_preamble(message), resolver="none"), gated.reason
         context = ResolveContext(
             term_stats=self.retriever.index.term_stats,
             summary=req.summary,

@@ -26,6 +26,15 @@ def test_first_turn_searches_the_message_and_cites_versioned_sources(sample_assi
     assert top.title == "Cityspoke bike rental policy"
 
 
+def test_a_self_contained_question_is_searched_without_its_preamble(sample_assistant) -> None:
+    chat = sample_assistant.session()
+    chat.ask("What are the shop opening hours?")
+    answer = chat.ask("Great, thanks. By the way, what does the monthly pass cost?")
+    assert answer.standalone_query == "what does the monthly pass cost?"
+    assert answer.message.startswith("Great, thanks.")  # generation sees what was typed
+    assert "25 dollars" in answer.answer
+
+
 def test_follow_up_is_resolved_for_retrieval_and_shown(sample_assistant) -> None:
     chat = sample_assistant.session()
     chat.ask("What are the shop opening hours?")

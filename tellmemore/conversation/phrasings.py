@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience, TermStatsLookup, collect_candidates
+from tellmemore.conversation.preamble import split_preamble
 from tellmemore.conversation.referents import (
     EllipsisKind,
     ReferentKind,
@@ -63,11 +64,15 @@ def search_phrasings(
         return Phrasings()
     queries = [resolution.query]
     weights = [1.0]
+    preamble = split_preamble(message)
+    if preamble is not None:  # "By the way, how ...": the question is what was typed
+        message = preamble.rest
     if resolution.query.strip() != message.strip() and not _typed_is_noise(message, resolution):
         queries.append(message)
         weights.append(C.MESSAGE_WEIGHT)
     extra = None
-    if not _switches_topic(message, resolution):
+    switches = preamble is not None and preamble.switches and not resolution.bindings
+    if not switches and not _switches_topic(message, resolution):
         extra = history_phrasing(message, history, term_stats, window=window)
     if extra is not None and extra.strip() not in {q.strip() for q in queries}:
         queries.append(extra)

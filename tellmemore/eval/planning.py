@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from tellmemore.conversation.decide import decide
+from tellmemore.conversation.preamble import without_preamble
 from tellmemore.conversation.resolvers.base import ResolveContext
 from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.eval.cache import JsonlCache, digest
@@ -129,7 +130,9 @@ def plan_turns(
             if needs:
                 plans.append(replace(always, variant="default"))
             else:
-                skipped = Resolution(query=fixed[turn.task_id].message, resolver="none")
+                skipped = Resolution(
+                    query=without_preamble(fixed[turn.task_id].message), resolver="none"
+                )
                 t0 = time.perf_counter()
                 kept = strategy.phrasings(skipped, turn.message, turn.history, context)
                 skip_ms = gate_ms + (time.perf_counter() - t0) * 1000

@@ -52,6 +52,7 @@ from tellmemore.conversation.decide import decide
 from tellmemore.conversation.definites import find_definite, spliced
 from tellmemore.conversation.gate import GateResult, gate
 from tellmemore.conversation.lists import column_labels, list_items
+from tellmemore.conversation.preamble import split_preamble
 from tellmemore.conversation.referents import (
     ORDINAL_HEADS,
     Ellipsis,
@@ -111,8 +112,12 @@ class EmbeddedResolver:
 
     def resolve(self, message: str, history: Sequence[Turn], context: ResolveContext) -> Resolution:
         start = time.perf_counter()
+        preamble = split_preamble(message)
+        asked = preamble.rest if preamble is not None else message
         try:
-            res = _Run(list(history), context).resolve(message, depth=0)
+            res = _Run(list(history), context).resolve(asked, depth=0)
+            if preamble is not None and preamble.switches and set(res.bindings) == {"topic"}:
+                res = Resolution(query=asked)  # "by the way, ...": the topic is left behind
         except Exception as exc:
             logger.exception("embedded resolver failed on %r", message[:200])
             res = Resolution(query=message, degraded=f"embedded resolver error: {exc!r}")

@@ -1,0 +1,88 @@
+"""The conversational preamble of a message: words about the conversation, not its subject.
+
+"wow, that sounds great. maybe tell me more about the Office of the Attorney General",
+"By the way, how are cyclones on Earth formed?", "Great! One last thing, where can I find
+the SDK?". Searched as typed, the preamble is words the dense model reads like any others,
+and it pulls passages that sound like chat; the question after it is what the user asks.
+A switch marker ("by the way", "changing the subject") also says that the history's topic
+is left behind: nothing is carried from it unless a pronoun points back.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tellmemore.conversation.text import COMMON_VERBS, FUNCTION_WORDS, tokenize
+
+_SWITCH = re.compile(
+    r"^(?:by the way|btw|(?:and )?changing (?:a (?:little )?bit (?:of )?)?(?:the )?"
+    r"(?:subject|topic)|on (?:an)?other note|one (?:last|more|other) (?:thing|question)|"
+    r"another (?:thing|question))\s*[,:;.!-]+\s*",
+    re.IGNORECASE,
+)
+"""A marker that the user turns to something else."""
+
+_REACTION_SENTENCE = re.compile(r"^[^.!?]{1,60}?[.!]+\s+(?=\S)")
+"""A short first sentence that ends in "." or "!" ("wow, that sounds great. ...")."""
+
+_REACTION_WORDS = frozenset(
+    """
+        wow oh ah ok okay great thanks thank cool nice perfect awesome interesting sounds
+        sound good got see right alright excellent helpful amazing understand understood
+        sense fine sure hmm lovely fantastic wonderful gotcha noted clear
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Words of a reaction to the last answer; "yes"/"no" are left out, since they answer a
+question the assistant asked back."""
+
+_ANSWERS = frozenset({"yes", "yeah", "yep", "no", "nope"})
+
+_MIN_REST_TOKENS = 3
+"""What follows the preamble must be a question of its own, not a fragment ("Great! Why?")."""
+
+
+@dataclass(frozen=True)
+class Preamble:
+    text: str
+    """What is dropped: "By the way, "."""
+    rest: str
+    """The message without it: what the user asks."""
+    switches: bool
+    """A switch marker was among it: the history's topic is left behind."""
+
+
+def split_preamble(message: str) -> Preamble | None:
+    """The message's leading reaction sentences and switch markers, or None."""
+    rest = message.lstrip()
+    switches = False
+    for _ in range(3):  # "Great! One last thing, where ...": a reaction, then a marker
+        switch = _SWITCH.match(rest)
+        if switch is not None:
+            rest, switches = rest[switch.end() :], True
+            continue
+        sentence = _REACTION_SENTENCE.match(rest)
+        if sentence is None or not _only_reaction(sentence.group(0)):
+            break
+        rest = rest[sentence.end() :]
+    rest = rest.strip()
+    if rest == message.strip() or len(tokenize(rest)) < _MIN_REST_TOKENS:
+        return None
+    return Preamble(text=message[: message.find(rest)], rest=rest, switches=switches)
+
+
+def _only_reaction(sentence: str) -> bool:
+    """Every word says how the answer landed ("I see.", "ok, you don't get it."), none
+    names a thing ("Ok, I have the Pro plan." is kept)."""
+    words = [t.low for t in tokenize(sentence)]
+    if set(words) & _ANSWERS:
+        return False  # "Yes. The monthly one.": the answer to a question asked back
+    return bool(words) and all(
+        w in _REACTION_WORDS or w in FUNCTION_WORDS or w in COMMON_VERBS for w in words
+    )
+
+
+def without_preamble(message: str) -> str:
+    """The message with its preamble dropped: what a self-contained message searches."""
+    preamble = split_preamble(message)
+    return message if preamble is None else preamble.rest

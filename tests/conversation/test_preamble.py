@@ -1,0 +1,90 @@
+"""The conversational preamble ("By the way, ...", "wow, that sounds great. ...") is not
+searched, and a switch marker carries no topic."""
+
+from __future__ import annotations
+
+import pytest
+
+from tellmemore.conversation.phrasings import search_phrasings
+from tellmemore.conversation.preamble import split_preamble, without_preamble
+from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
+from tellmemore.types import Resolution
+
+from .histories import A, U, corpus_stats
+
+
+@pytest.mark.parametrize(
+    ("message", "rest", "switches"),
+    [
+        (
+            "By the way, how are cyclones on Earth formed?",
+            "how are cyclones on Earth formed?",
+            True,
+        ),
+        (
+            "wow, that sounds great. maybe tell me more about the Attorney General's office",
+            "maybe tell me more about the Attorney General's office",
+            False,
+        ),
+        ("Great! One last thing, where can I find the SDK?", "where can I find the SDK?", True),
+        (
+            "Changing a little bit of subject, what are the services of VNF?",
+            "what are the services of VNF?",
+            True,
+        ),
+        ("I see. What a terrible war it was!", "What a terrible war it was!", False),
+    ],
+)
+def test_the_preamble_is_split_from_the_question(message: str, rest: str, switches: bool) -> None:
+    preamble = split_preamble(message)
+    assert preamble is not None
+    assert (preamble.rest, preamble.switches) == (rest, switches)
+    assert preamble.text + preamble.rest == message
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Ok, I have the Pro plan. Does it cover weekends?",  # the first sentence names a thing
+        "Yes. The monthly one.",  # answers a question the assistant asked back
+        "Great! Why?",  # nothing of its own after the reaction
+        "How are cyclones formed? By the way, on Jupiter.",  # no preamble at the start
+    ],
+)
+def test_a_sentence_that_says_something_is_kept(message: str) -> None:
+    assert split_preamble(message) is None
+    assert without_preamble(message) == message
+
+
+RENTAL = [
+    U("What does the monthly pass for the Kestrel bike rental cost?"),
+    A("The monthly pass costs 30 dollars and includes helmets."),
+]
+
+
+def resolve(message: str) -> Resolution:
+    return EmbeddedResolver().resolve(message, RENTAL, ResolveContext(term_stats=corpus_stats()))
+
+
+def test_a_switch_marker_carries_no_topic() -> None:
+    assert resolve("how do I pay?").bindings  # the topic is carried without the marker
+    res = resolve("By the way, how do I pay?")
+    assert res.query == "how do I pay?"
+    assert not res.bindings
+
+
+def test_a_pronoun_after_a_switch_marker_still_points_back() -> None:
+    res = resolve("By the way, does it include a lock?")
+    assert "it" in res.bindings
+    assert not res.query.lower().startswith("by the way")
+
+
+def test_the_typed_phrasing_and_the_history_leave_the_preamble_out() -> None:
+    message = "By the way, how are cyclones on Earth formed?"
+    p = search_phrasings(message, Resolution(query=without_preamble(message)), RENTAL)
+    assert p.queries == ("how are cyclones on Earth formed?",)
+    reaction = "wow, that sounds great. maybe tell me more about the Kestrel repair shop"
+    p = search_phrasings(reaction, Resolution(query=without_preamble(reaction)), RENTAL)
+    assert p.queries[0] == "maybe tell me more about the Kestrel repair shop"
+    assert not any(q.startswith("wow") for q in p.queries)
+    assert len(p.queries) == 2  # not a switch: the history phrasing stays
