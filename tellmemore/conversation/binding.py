@@ -354,6 +354,8 @@ def _is_antecedent(
         return False
     if before == "to" and not det:
         return False  # "how to gather", "wants to recreate": an infinitive, not a thing
+    if before in ("most", "least"):
+        return False  # "which is the most popular?": a superlative adjective, not a thing
     if det and before == "the" and at_break:
         return True  # "what about the homeless?": an adjective used as a noun
     return not low.endswith(_ADJECTIVE_ENDINGS)

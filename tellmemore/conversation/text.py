@@ -205,7 +205,10 @@ def missing_protected(message: str, query: str) -> list[str]:
 
 def looks_plural(word: str) -> bool:
     """A plural "s" at the end ("plans", not "class", "status", "analysis"): number
-    agreement and "one" -> head noun, guessed without a lexicon."""
+    agreement and "one" -> head noun, guessed without a lexicon. An acronym's capital S
+    is no plural ("MLS", "GPS"); its lower-case one is ("VMs")."""
+    if len(word) > 1 and word.isupper():
+        return False
     low = word.lower()
     return low.endswith("s") and not low.endswith(("ss", "us", "is"))
 

@@ -9,6 +9,7 @@ from tellmemore.conversation.binding import Salience, phrases
 from tellmemore.conversation.compose import substitute_subject
 from tellmemore.conversation.referents import find_referents
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
+from tellmemore.conversation.text import looks_plural
 
 from .histories import A, U, corpus_stats
 
@@ -425,3 +426,27 @@ def test_they_both_is_the_pair_just_compared(message: str) -> None:
     (bound,) = res.bindings.values()
     assert bound == "dynamic secret and static secret"
     assert "dynamic secret and static secret both" in res.query
+
+
+def test_an_acronym_ending_in_s_is_singular() -> None:
+    """clapnq: "Can women play it?" after "what is it called outside the USA?" (it = MLS)
+    bound "USA": the chained "MLS" read as a plural and lost to it."""
+    history = [
+        U("what is the MLS?"),
+        A("MLS is the top professional soccer league of the United States."),
+        U("What is it called outside of the USA?"),
+        A("In most parts of the world it is called football."),
+    ]
+    res = EmbeddedResolver().resolve(
+        "Can women play it?", history, ResolveContext(term_stats=corpus_stats())
+    )
+    assert res.bindings == {"it": "MLS"}
+    assert looks_plural("VMs")
+    assert not looks_plural("GPS")
+
+
+def test_a_superlative_adjective_is_no_antecedent() -> None:
+    """clapnq: "Where does it originate from?" after "Which is the most popular?" bound
+    "popular"."""
+    assert [p.text for p in phrases("Which is the most popular?")] == []
+    assert [p.text for p in phrases("Which is the least expensive plan?")] == ["expensive plan"]
