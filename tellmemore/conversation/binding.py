@@ -81,6 +81,18 @@ _TRAILING_ADVERBS = frozenset(
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Adverbs that end a run of content words but are no part of its noun phrase."""
+_POSTPOSITIVE = frozenset(
+    """
+        available possible applicable eligible necessary ready valid responsible familiar
+        visible accessible affordable
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Adjectives said of the noun before them ("are there Lite pricing plans available?",
+"Moxie sounds familiar"): no part of the noun phrase."""
+_ASPECTUAL = frozenset(
+    "keep keeps kept start starts started stop stops stopped go goes went try tries tried".split()  # noqa: SIM905
+)
+"""Verbs whose "-ing" is the action itself ("it keeps failing"), not a thing they act on."""
 _IMPERATIVES = frozenset(
     """
         name list compare define summarize summarise outline identify explain describe
@@ -246,7 +258,9 @@ def _parse_phrases(text: str) -> tuple[Phrase, ...]:
             run.pop()
         if do_subject and not verb_follows and len(run) > 1 and run[-1].text.islower():
             run.pop()  # "how does version 6.15.0 differ from ...": do-support's bare verb
-        while len(run) > 1 and (_is_participle(run[-1].text) or run[-1].low in _TRAILING_ADVERBS):
+        while len(run) > 1 and (
+            _is_participle(run[-1].text) or run[-1].low in _TRAILING_ADVERBS | _POSTPOSITIVE
+        ):
             run.pop()  # "the Act enacted", "states located": a verb ends the noun phrase;
             # "return the bike late": an adverb does too ("late fee" keeps its "late")
         if run and _is_antecedent(run, before, det, initial, at_break):
@@ -358,6 +372,8 @@ def _is_antecedent(
         return False  # "which is the most popular?": a superlative adjective, not a thing
     if det and before == "the" and at_break:
         return True  # "what about the homeless?": an adjective used as a noun
+    if low.endswith("ing") and before in COMMON_VERBS - _ASPECTUAL and at_break:
+        return True  # "the sources of light that affect skywatching": a gerund, the object
     return not low.endswith(_ADJECTIVE_ENDINGS)
 
 

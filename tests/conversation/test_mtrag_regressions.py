@@ -450,3 +450,24 @@ def test_a_superlative_adjective_is_no_antecedent() -> None:
     "popular"."""
     assert [p.text for p in phrases("Which is the most popular?")] == []
     assert [p.text for p in phrases("Which is the least expensive plan?")] == ["expensive plan"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Are the Lite pricing plans available with all account types?",
+            ["Lite pricing plans", "account types"],
+        ),
+        ("Name the sources of light pollution that affect skywatching.",
+         ["sources", "light pollution", "skywatching"]),
+        ("does the pass cover parking", ["pass", "parking"]),
+        ("the bike keeps working", ["bike"]),  # the action itself, no thing
+    ],
+)  # fmt: skip
+def test_a_predicate_adjective_is_cut_and_a_gerund_object_kept(
+    text: str, expected: list[str]
+) -> None:
+    """cloud: "What is an account?" carried "(Lite pricing plans available)"; govt: "free
+    viewing" never saw "skywatching", the object of "affect"."""
+    assert [p.text for p in phrases(text)] == expected
