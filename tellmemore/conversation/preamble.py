@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from tellmemore.conversation.text import COMMON_VERBS, FUNCTION_WORDS, tokenize
 
 _SWITCH = re.compile(
-    r"^(?:by the way|btw|(?:and )?changing (?:a (?:little )?bit (?:of )?)?(?:the )?"
+    r"(?:by the way|btw|(?:and )?changing (?:a (?:little )?bit (?:of )?)?(?:the )?"
     r"(?:subject|topic)|on (?:an)?other note|one (?:last|more|other) (?:thing|question)|"
     r"another (?:thing|question))\s*[,:;.!-]+\s*",
     re.IGNORECASE,
 )
 """A marker that the user turns to something else."""
 
-_REACTION_SENTENCE = re.compile(r"^[^.!?]{1,60}?[.!]+\s+(?=\S)")
+_REACTION_SENTENCE = re.compile(r"[^.!?]{1,60}?[.!]+\s+(?=\S)")
 """A short first sentence that ends in "." or "!" ("wow, that sounds great. ...")."""
 
 _REACTION_WORDS = frozenset(
@@ -54,21 +54,23 @@ class Preamble:
 
 def split_preamble(message: str) -> Preamble | None:
     """The message's leading reaction sentences and switch markers, or None."""
-    rest = message.lstrip()
+    pos = len(message) - len(message.lstrip())
     switches = False
     for _ in range(3):  # "Great! One last thing, where ...": a reaction, then a marker
-        switch = _SWITCH.match(rest)
+        switch = _SWITCH.match(message, pos)
         if switch is not None:
-            rest, switches = rest[switch.end() :], True
+            pos, switches = switch.end(), True
             continue
-        sentence = _REACTION_SENTENCE.match(rest)
+        sentence = _REACTION_SENTENCE.match(message, pos)
         if sentence is None or not _only_reaction(sentence.group(0)):
             break
-        rest = rest[sentence.end() :]
-    rest = rest.strip()
-    if rest == message.strip() or len(tokenize(rest)) < _MIN_REST_TOKENS:
+        pos = sentence.end()
+    rest = message[pos:].strip()
+    if not switches and pos == len(message) - len(message.lstrip()):
         return None
-    return Preamble(text=message[: message.find(rest)], rest=rest, switches=switches)
+    if len(tokenize(rest)) < _MIN_REST_TOKENS:
+        return None
+    return Preamble(text=message[:pos], rest=rest, switches=switches)
 
 
 def _only_reaction(sentence: str) -> bool:

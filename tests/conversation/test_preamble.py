@@ -4,6 +4,8 @@ searched, and a switch marker carries no topic."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tellmemore.conversation.phrasings import search_phrasings
 from tellmemore.conversation.preamble import split_preamble, without_preamble
@@ -88,3 +90,19 @@ def test_the_typed_phrasing_and_the_history_leave_the_preamble_out() -> None:
     assert p.queries[0] == "maybe tell me more about the Kestrel repair shop"
     assert not any(q.startswith("wow") for q in p.queries)
     assert len(p.queries) == 2  # not a switch: the history phrasing stays
+
+
+@given(
+    st.lists(
+        st.sampled_from(["Great!", "ok,", "By the way,", "I see.", "the", "pass", " ", ".", "?"])
+        | st.text(max_size=12),
+        max_size=12,
+    ).map(" ".join)
+)
+def test_the_preamble_and_the_question_are_the_message(message: str) -> None:
+    preamble = split_preamble(message)
+    if preamble is not None:
+        assert message.startswith(preamble.text)
+        assert message[len(preamble.text) :].strip() == preamble.rest
+        assert preamble.rest
+    assert without_preamble(message) in message
