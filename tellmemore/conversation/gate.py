@@ -15,7 +15,11 @@ from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience, TermStatsLookup
 from tellmemore.conversation.compose import parse_clarification
 from tellmemore.conversation.definites import find_definite
-from tellmemore.conversation.referents import find_ellipsis, find_referents
+from tellmemore.conversation.referents import (
+    find_ellipsis,
+    find_referents,
+    no_answer_complaint,
+)
 from tellmemore.conversation.text import (
     AUXILIARIES,
     COMMON_VERBS,
@@ -61,6 +65,9 @@ def gate(
     ellipsis = find_ellipsis(message)
     if ellipsis is not None:
         return GateResult(True, f"ellipsis: {ellipsis.opener.lower()!r}")
+    complaint = no_answer_complaint(message)
+    if complaint is not None:  # "why can't you answer?": the previous question, again
+        return GateResult(True, f"no answer: {complaint.lower()!r}")
     content = content_words(message)
     if not content:
         return GateResult(True, "no content words")

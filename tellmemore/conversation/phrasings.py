@@ -38,6 +38,7 @@ from tellmemore.conversation.referents import (
     find_referents,
     is_repair,
     is_wh_fragment,
+    no_answer_complaint,
 )
 from tellmemore.conversation.text import content_words, stem, strip_citations
 from tellmemore.types import Resolution, Turn
@@ -85,6 +86,9 @@ def _typed_is_noise(message: str, resolution: Resolution) -> bool:
     "how much is it?") or repair ("oh I meant saturn"): searched as typed they match any
     "within 30 days", "you pay the difference", price or page on Saturn, and what they point
     at, bound for sure, is in the resolved query."""
+    complaint = no_answer_complaint(message)
+    if complaint is not None and complaint.lower() in resolution.bindings:
+        return True  # "why can't you answer?" matches any page that says "answer"
     if is_wh_fragment(message) or _switches_topic(message, resolution):
         return True  # a switch: "what about" searched as typed is conversation, not subject
     ellipsis = find_ellipsis(message)

@@ -23,7 +23,7 @@ _SWITCH = re.compile(
 )
 """A marker that the user turns to something else."""
 
-_REACTION_SENTENCE = re.compile(r"[^.!?]{1,60}?[.!]+\s+(?=\S)")
+_REACTION_SENTENCE = re.compile(r"[^.!?…]{1,60}?(?:[.!]+\s+|\.{3}\s*|…\s*)(?=\S)")
 """A short first sentence that ends in "." or "!" ("wow, that sounds great. ...")."""
 
 _REACTION_WORDS = frozenset(

@@ -196,6 +196,21 @@ def is_repair(opener: str) -> bool:
     return _REPAIR_RE.match(opener.strip()) is not None
 
 
+_NO_ANSWER_RE = re.compile(
+    r"\b(?:you|u)\s+(?:can ?not|can'?t|couldn'?t|could not|didn'?t|did not|don'?t|do not|"
+    r"won'?t|are unable to|are not able to)\s+(?:answer|provide|tell|explain|give)\b|"
+    r"\b(?:don'?t|didn'?t|won'?t|can'?t)\s+you\s+(?:answer|provide|tell|explain|give)\b",
+    re.IGNORECASE,
+)
+
+
+def no_answer_complaint(message: str) -> str | None:
+    """ "why can't you answer such a simple question?", "why don't you provide that?": the
+    user still wants the answer to the previous question. The complaint's words, or None."""
+    m = _NO_ANSWER_RE.search(message)
+    return m.group(0) if m is not None else None
+
+
 def still_true(opener: str) -> bool:
     """The opener asks whether the last answer holds elsewhere ("is that also true")."""
     return _STILL_TRUE_RE.match(opener.strip()) is not None
@@ -357,7 +372,11 @@ def _comments_on_the_answer(message: str, toks: list[Token], i: int) -> bool:
     if nxt in ("means", "meant", "sounds", "seems"):
         return True  # "that sounds great", "that means ...": about the answer, not a thing
     rest = message[toks[i].end :]
-    return re.search(r"[.?!]\s+\S", rest) is not None
+    return _NEXT_SENTENCE.search(rest) is not None
+
+
+_NEXT_SENTENCE = re.compile(r"(?:[.?!]\s+|\.{3}\s*|…\s*)\S")
+"""Another sentence follows: after ". " or after dots with no space ("that is ok...but")."""
 
 
 _INTERJECTIONS = frozenset(
@@ -494,6 +513,8 @@ def _fragment_kind(fragment: str) -> EllipsisKind:
         return EllipsisKind.MORE
     if toks[0].low in _PREPOSITIONS or toks[0].low in ("if", "when", "while"):
         return EllipsisKind.MODIFIER
+    if all(t.low.endswith("ally") for t in toks):
+        return EllipsisKind.MODIFIER  # "I mean historically": how the question is asked
     return EllipsisKind.SUBJECT
 
 

@@ -19,6 +19,7 @@ from .histories import A, U, corpus_stats
     [
         "wow, that sounds great. maybe tell me more about the monthly pass",
         "well, that is ok... but why can't you answer such a simple question?",
+        "well, that is ok...but why can't you answer such a simple question?",
         "So does that mean I should stick to the Lite plan?",
         "that seems expensive",
     ],
@@ -471,3 +472,37 @@ def test_a_predicate_adjective_is_cut_and_a_gerund_object_kept(
     """cloud: "What is an account?" carried "(Lite pricing plans available)"; govt: "free
     viewing" never saw "skywatching", the object of "affect"."""
     assert [p.text for p in phrases(text)] == expected
+
+
+WEST_NILE = [
+    U("Why do some states report more West Nile cases than others?"),
+    A("Reporting differs by state; warm regions with more mosquitoes see more cases."),
+    U("when was the first time West Nile was discovered?"),
+    A("I could not find that in the documents."),
+]
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["why can't you answer such a simple question?", "why don't you provide that?"],
+)
+def test_a_complaint_of_no_answer_asks_the_previous_question_again(message: str) -> None:
+    from tellmemore.conversation.gate import gate
+    from tellmemore.conversation.phrasings import search_phrasings
+
+    assert gate(message, WEST_NILE).needs_resolution
+    res = EmbeddedResolver().resolve(message, WEST_NILE, ResolveContext(term_stats=corpus_stats()))
+    assert res.query == "when was the first time West Nile was discovered?"
+    assert list(res.bindings.values()) == [res.query]
+    # the complaint as typed would find any page that says "answer" or "provide"
+    assert search_phrasings(message, res, WEST_NILE).queries[:1] == (res.query,)
+    assert message not in search_phrasings(message, res, WEST_NILE).queries
+
+
+def test_a_repair_by_an_adverb_qualifies_the_previous_question() -> None:
+    """govt: "I mean historically." made "when was the historically discovered?"."""
+    res = EmbeddedResolver().resolve(
+        "I mean historically.", WEST_NILE, ResolveContext(term_stats=corpus_stats())
+    )
+    assert "West Nile" in res.query
+    assert res.query.rstrip("?. ").endswith("historically")

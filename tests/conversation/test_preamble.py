@@ -35,6 +35,7 @@ from .histories import A, U, corpus_stats
             True,
         ),
         ("I see. What a terrible war it was!", "What a terrible war it was!", False),
+        ("Great...what does the monthly pass cost?", "what does the monthly pass cost?", False),
     ],
 )
 def test_the_preamble_is_split_from_the_question(message: str, rest: str, switches: bool) -> None:

@@ -61,6 +61,7 @@ from tellmemore.conversation.referents import (
     ReferentKind,
     find_ellipsis,
     find_referents,
+    no_answer_complaint,
     still_true,
 )
 from tellmemore.conversation.resolvers.base import ResolveContext
@@ -167,6 +168,11 @@ class _Run:
         refs = find_referents(message)
         ellipsis = find_ellipsis(message)
         verdict: GateResult | None = None
+        complaint = no_answer_complaint(message) if not refs and ellipsis is None else None
+        if complaint is not None and prefer is None:
+            prev = self._previous_question(depth)
+            if prev is not None:  # the previous question, still unanswered, asked again
+                return Resolution(query=prev[1], bindings={complaint.lower(): prev[1]})
         if not refs and ellipsis is None and prefer is None:
             verdict = gate(message, history, salience=self.salience)
             if not verdict.needs_resolution:
