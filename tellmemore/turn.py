@@ -225,7 +225,8 @@ class TurnRunner:
             return Resolution(query=query, resolver="user-corrected"), "corrected by the user"
         # Typos are fixed for the search only; search_phrasings adds the message as typed.
         message, _ = correct_spelling(message, self.retriever.index.term_stats)
-        gated = gate(message, history, self.retriever.index.term_stats)
+        # the gate reads what is asked: "wow, that sounds great. what about X?" is an ellipsis
+        gated = gate(without_preamble(message), history, self.retriever.index.term_stats)
         if not gated.needs_resolution:
             return Resolution(query=without_preamble(message), resolver="none"), gated.reason
         context = ResolveContext(

@@ -35,6 +35,14 @@ def test_a_self_contained_question_is_searched_without_its_preamble(sample_assis
     assert "25 dollars" in answer.answer
 
 
+def test_the_gate_reads_the_question_after_the_preamble(sample_assistant) -> None:
+    chat = sample_assistant.session()
+    chat.ask("What does the monthly pass cost?")
+    answer = chat.ask("wow, that sounds great. what about the day pass?")
+    assert answer.standalone_query == "What does the day pass cost?"
+    assert "12 dollars" in answer.answer
+
+
 def test_follow_up_is_resolved_for_retrieval_and_shown(sample_assistant) -> None:
     chat = sample_assistant.session()
     chat.ask("What are the shop opening hours?")

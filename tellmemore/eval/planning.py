@@ -76,7 +76,7 @@ def plan_turns(
             if gate_fn is None:
                 continue
             t0 = time.perf_counter()
-            result = gate_fn(text, turn.history, context.term_stats)
+            result = gate_fn(without_preamble(text), turn.history, context.term_stats)
             gates[turn.task_id] = (
                 bool(result.needs_resolution),
                 str(result.reason),

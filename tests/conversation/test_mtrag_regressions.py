@@ -506,3 +506,17 @@ def test_a_repair_by_an_adverb_qualifies_the_previous_question() -> None:
     )
     assert "West Nile" in res.query
     assert res.query.rstrip("?. ").endswith("historically")
+
+
+def test_a_complaint_about_that_is_still_a_complaint_and_no_previous_question() -> None:
+    history = [
+        U("By the way, how do I escalate on Cloud Connect?"),
+        A("I could not find that in the documents."),
+    ]
+    ctx = ResolveContext(term_stats=corpus_stats())
+    res = EmbeddedResolver().resolve("why can't you answer that?", history, ctx)
+    assert res.query == "how do I escalate on Cloud Connect?"  # not "answer the ..."
+    history += [U("why can't you answer that?"), A("Open the ticket and choose Escalate.")]
+    res = EmbeddedResolver().resolve("what about the Enterprise tier?", history, ctx)
+    assert "escalate" in res.query
+    assert "answer" not in res.query and "By the way" not in res.query

@@ -52,7 +52,7 @@ from tellmemore.conversation.decide import decide
 from tellmemore.conversation.definites import find_definite, spliced
 from tellmemore.conversation.gate import GateResult, gate
 from tellmemore.conversation.lists import column_labels, list_items
-from tellmemore.conversation.preamble import split_preamble
+from tellmemore.conversation.preamble import split_preamble, without_preamble
 from tellmemore.conversation.referents import (
     ORDINAL_HEADS,
     Ellipsis,
@@ -128,6 +128,17 @@ class EmbeddedResolver:
         return replace(res, resolver=self.name, latency_ms=(time.perf_counter() - start) * 1000.0)
 
 
+def _only_pointing_at_the_answer(message: str, refs: list[Referent]) -> bool:
+    """ "why can't you answer that?": the complaint's only referents are what it could not
+    answer, not a thing to search for."""
+    complaint = no_answer_complaint(message) or ""
+    end = message.lower().find(complaint.lower()) + len(complaint)
+    return all(r.start >= end and r.text.lower() in _ANSWER_POINTERS for r in refs)
+
+
+_ANSWER_POINTERS = frozenset({"that", "this", "it", "those", "these", "them"})
+
+
 class _Run:
     """One resolution: the history, the shared salience cache, the candidates."""
 
@@ -168,8 +179,8 @@ class _Run:
         refs = find_referents(message)
         ellipsis = find_ellipsis(message)
         verdict: GateResult | None = None
-        complaint = no_answer_complaint(message) if not refs and ellipsis is None else None
-        if complaint is not None and prefer is None:
+        complaint = no_answer_complaint(message) if ellipsis is None else None
+        if complaint is not None and prefer is None and _only_pointing_at_the_answer(message, refs):
             prev = self._previous_question(depth)
             if prev is not None:  # the previous question, still unanswered, asked again
                 return Resolution(query=prev[1], bindings={complaint.lower(): prev[1]})
@@ -745,7 +756,7 @@ class _Run:
         idx = self._previous_question_index()
         if idx is None:
             return None
-        prev = self.history[idx].content.strip()
+        prev = without_preamble(self.history[idx].content.strip())  # "By the way, ..."
         if not prev:
             return None
         if depth >= C.ELLIPSIS_DEPTH:
@@ -762,6 +773,7 @@ class _Run:
                 for i in range(len(self.history) - 1, -1, -1)
                 if self.history[i].role == "user"
                 and decide(self.history[i].content, self.history[:i]).decision is Decision.RETRIEVE
+                and no_answer_complaint(self.history[i].content) is None
             ),
             None,
         )
