@@ -17,11 +17,15 @@ from tellmemore.conversation.text import COMMON_VERBS, FUNCTION_WORDS, tokenize
 
 _SWITCH = re.compile(
     r"(?:by the way|btw|(?:and )?changing (?:a (?:little )?bit (?:of )?)?(?:the )?"
-    r"(?:subject|topic)|on (?:an)?other note|one (?:last|more|other) (?:thing|question)|"
-    r"another (?:thing|question))\s*[,:;.!-]+\s*",
+    r"(?:subject|topic)|on (?:an)?other note)\s*[,:;.!-]+\s*",
     re.IGNORECASE,
 )
 """A marker that the user turns to something else."""
+_ANOTHER = re.compile(
+    r"(?:one (?:last|more|other) (?:thing|question)|another (?:thing|question))\s*[,:;.!-]+\s*",
+    re.IGNORECASE,
+)
+"""A marker of one more question, on the same topic or not: no switch by itself."""
 
 _REACTION_SENTENCE = re.compile(r"[^.!?…]{1,60}?(?:[.!]+\s+|\.{3}\s*|…\s*)(?=\S)")
 """A short first sentence that ends in "." or "!" ("wow, that sounds great. ...")."""
@@ -60,6 +64,10 @@ def split_preamble(message: str) -> Preamble | None:
         switch = _SWITCH.match(message, pos)
         if switch is not None:
             pos, switches = switch.end(), True
+            continue
+        another = _ANOTHER.match(message, pos)
+        if another is not None:
+            pos = another.end()
             continue
         sentence = _REACTION_SENTENCE.match(message, pos)
         if sentence is None or not _only_reaction(sentence.group(0)):

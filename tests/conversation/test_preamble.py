@@ -28,7 +28,8 @@ from .histories import A, U, corpus_stats
             "maybe tell me more about the Attorney General's office",
             False,
         ),
-        ("Great! One last thing, where can I find the SDK?", "where can I find the SDK?", True),
+        # one more question may be on the same topic: no switch by itself
+        ("Great! One last thing, where can I find the SDK?", "where can I find the SDK?", False),
         (
             "Changing a little bit of subject, what are the services of VNF?",
             "what are the services of VNF?",
