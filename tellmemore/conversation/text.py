@@ -230,7 +230,9 @@ def surface_form(phrase: str, texts: Iterable[str]) -> str:
     return best
 
 
-_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*(?:[-*+]\s+|\d+[.)]\s+)?)$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?;]\s+|\n\s*(?:[-*+]\s+|\d+[.)]\s+)?)$")
+"""Where a capital is the position's: a sentence, a list item, a table row's next label
+("Plan: Pro; Sites included: 10")."""
 
 
 def _opens_sentence(text: str, start: int, found: str) -> bool:

@@ -28,6 +28,14 @@ def test_casing_is_not_taken_from_inside_a_code() -> None:
     assert surface_form("cloud connect", ["Cloud Connect is sold"]) == "Cloud Connect"
 
 
+def test_a_table_label_capital_is_no_casing() -> None:
+    """ "does it cover weekends?" got the scope "Sites": the user's "sites" took its
+    capital from the label "Sites included" and read as a name."""
+    row = "Plan: Enterprise; Price per month: $1,450; Sites included: unlimited"
+    assert surface_form("sites", [row]) == "sites"
+    assert surface_form("enterprise", [row]) == "Enterprise"  # a value keeps its capital
+
+
 def test_a_lone_superlative_is_no_antecedent() -> None:
     assert not phrases("which one is the cheapest?")
     assert [p.text for p in phrases("the cheapest plan")] == ["cheapest plan"]
