@@ -223,3 +223,43 @@ def test_a_bare_heading_line_of_extracted_text_is_no_part_of_its_sentence() -> N
     assert [u.text for u in units("Cloud Connect\nworks with any router.")] == [
         "Cloud Connect works with any router."
     ]
+
+
+DAMAGE = (
+    "Report damage in the app before your next ride: open the ride and add a photo of the "
+    "damage. You can report damage to any bike in the app, and the app sends the photo to a "
+    "mechanic. Damage reports in the app are checked by a mechanic the same day. Tell us "
+    "within 30 minutes of the end of the ride and nothing is charged."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("within how long do I have to report damage?", "duration"),
+        ("how much does the day pass cost?", "price"),
+        ("when do shops open on Saturday?", "time"),
+        ("how many sites does Pro include?", "count"),
+        ("how do I report damage?", None),
+    ],
+)
+def test_the_kind_of_answer_asked_for(question: str, kind: str | None) -> None:
+    from tellmemore.answer.answer_types import asked_type
+
+    assert asked_type(question) == kind
+
+
+def test_the_sentence_that_holds_the_asked_duration_is_quoted() -> None:
+    """ "How do I report a damaged bike within how long?" quoted three ways to report and
+    not the 30 minutes, which shares one word with the question."""
+    asked = best_sentences("how do I report damage in the app within how long?", [hit(DAMAGE)])
+    assert any("within 30 minutes" in e.sentence for e in asked)
+    # a question of no kind keeps the word overlap's choice
+    plain = best_sentences("how do I report damage in the app?", [hit(DAMAGE)])
+    assert not any("within 30 minutes" in e.sentence for e in plain)
+
+
+def test_a_number_with_no_shared_word_gets_no_bonus() -> None:
+    text = "Helmets are free to borrow. The museum opened in 1990. Shops lend helmets at 09:00."
+    quoted = [e.sentence for e in best_sentences("when can I borrow helmets?", [hit(text)])]
+    assert "1990" not in quoted[0]

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tellmemore.answer import superlatives
+from tellmemore.answer.answer_types import asked_type, holds
 from tellmemore.types import Hit
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-']*")
@@ -95,6 +96,9 @@ HEADER_WEIGHT = 0.5
 """Weight of query terms a sentence inherits from its chunk header."""
 RELATIVE_FLOOR = 0.5
 """A sentence scoring below half the best one is not worth quoting."""
+ANSWER_TYPE_WEIGHT = 2.0
+"""Bonus of a sentence that shares a query word and states an answer of the kind asked
+("how long" and "within 30 minutes"): about one rare shared word."""
 
 
 @dataclass(frozen=True)
@@ -257,6 +261,7 @@ def _labelled_runs(us: list[Unit]) -> list[Unit]:
 def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position)."""
     q_terms = set(terms(query))
+    kind = asked_type(query)
     candidates: list[tuple[int, int, str, list[str]]] = []
     chunk_units = [units(h.chunk.text, h.chunk.header) for h in hits[:MAX_CHUNKS]]
     for hi, us in enumerate(chunk_units):
@@ -277,6 +282,8 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
         inherited = (q_terms & header_terms[hi]) - overlap
         lexical += HEADER_WEIGHT * sum(math.log(1 + n / max(df[t], 1)) for t in inherited)
         prior = 1.0 / (1 + hi)
+        if kind is not None and overlap and holds(sentence, kind):
+            lexical += ANSWER_TYPE_WEIGHT  # "within how long?": the sentence with a duration
         length_penalty = 1.0 if len(toks) >= 3 else 0.5
         scored.append(((lexical + prior) * length_penalty, hi, si, sentence))
     scored.sort(key=lambda s: (-s[0], s[1], s[2]))
