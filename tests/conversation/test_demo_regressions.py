@@ -410,6 +410,28 @@ def test_the_other_one_still_reads_a_list_the_user_kept_talking_about() -> None:
     assert "Standard" in res.query
 
 
+def test_the_other_one_is_the_item_the_previous_pronoun_was_not() -> None:
+    """ "what firmware does it need?" (it = NR-900, chained) then "and the other one?" asked
+    "Do you mean Norrland NR-500 or Norrland NR-900?": the pronoun's item has the focus."""
+    history = [
+        U("which routers are supported?"),
+        A(
+            "- Norrland NR-500: firmware 7.2 or later. [1]\n- Norrland NR-900: needed for 10 "
+            "Gbit/s sites. [1]\n- Kestrel Edge K3: firmware 2.8 or later. [1]"
+        ),
+        U("which one supports 10 Gbit/s?"),
+        A("- Norrland NR-900: firmware 7.4 or later; needed for 10 Gbit/s sites. [1]"),
+        U("what firmware does it need?"),
+        A(
+            "- Norrland NR-500: firmware 7.2 or later. [1]\n"
+            "- Norrland NR-900: firmware 7.4 or later. [1]"
+        ),
+    ]
+    res = resolve("and the other one?", history)
+    assert not res.ambiguous
+    assert "Norrland NR-500" in res.query
+
+
 @pytest.mark.parametrize(
     ("history", "message"),
     [
@@ -762,3 +784,14 @@ def test_does_it_count_against_is_a_question_about_it() -> None:
     res = resolve("does it count against the SLA?", history)
     assert res.query.startswith("does ") and res.query.endswith("count against the SLA?")
     assert "it" in res.bindings
+
+
+def test_a_measure_is_no_antecedent() -> None:
+    """ "what firmware does it need?" after "which router do I need for 10 Gbit/s?" bound
+    "it" to "10 Gbit/s"."""
+    history = [
+        U("which router do I need for 10 Gbit/s?"),
+        A("The Norrland NR-900 is needed for 10 Gbit/s sites. [1]"),
+    ]
+    res = resolve("what firmware does it need?", history)
+    assert "Gbit" not in res.bindings.get("it", "")

@@ -590,6 +590,11 @@ class _Run:
                 if own & turn_stems:
                     score += 1.0 if turn.role == "user" else C.ASSISTANT_WEIGHT
             focus.append(score)
+        chained = self._chained_antecedent() if self._depth < C.ELLIPSIS_DEPTH else None
+        if chained is not None:  # "what firmware does it need?" (it = NR-900): NR-900 has focus
+            for k, it in enumerate(items):
+                if set(it.stems) == set(chained[0].stems):
+                    focus[k] += 1.0
         if ref.kind == ReferentKind.WHICH:
             joined = " or ".join(it.text for it in items)
             return Phrase(joined, tuple(s for it in items for s in it.stems)), "assistant"
@@ -1038,6 +1043,11 @@ _QUANTITY_WORDS = frozenset(
     """dozen dozens hundred hundreds thousand thousands million millions billion
     billions percent bytes kilobytes megabytes gigabytes terabytes kb mb gb tb""".split()  # noqa: SIM905
 )
+_UNIT = re.compile(
+    r"^(?:[kmgt]?(?:bit|b|byte)s?(?:/s|ps)?|[kmg]?hz|ms|sec|secs|seconds?|minutes?|mins?|hours?"
+    r"|hrs?|days?|weeks?|months?|years?|dollars?|euros?|%)$"
+)
+"""A unit after a number ("10 Gbit/s", "30 minutes"): with it, a measure, no thing."""
 
 
 def _can_be_pointed_at(c: Candidate) -> bool:
@@ -1048,7 +1058,8 @@ def _can_be_pointed_at(c: Candidate) -> bool:
         any(ch.isdigit() for ch in w)
         or (w.isupper() and len(w) <= 2)
         or w.lower() in _QUANTITY_WORDS
-        for w in words
+        or (i > 0 and _UNIT.match(w.lower()) is not None and words[i - 1][:1].isdigit())
+        for i, w in enumerate(words)
     ):
         return False
     return not (c.role == "assistant" and len(words) == 1 and words[0][:1].islower())
