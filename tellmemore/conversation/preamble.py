@@ -41,6 +41,7 @@ _REACTION_WORDS = frozenset(
 question the assistant asked back."""
 
 _ANSWERS = frozenset({"yes", "yeah", "yep", "no", "nope"})
+"""A sentence with one of these answers the assistant's question: it is no reaction."""
 
 _MIN_REST_TOKENS = 3
 """What follows the preamble must be a question of its own, not a fragment ("Great! Why?")."""
@@ -58,7 +59,7 @@ class Preamble:
 
 def split_preamble(message: str) -> Preamble | None:
     """The message's leading reaction sentences and switch markers, or None."""
-    pos = len(message) - len(message.lstrip())
+    start = pos = len(message) - len(message.lstrip())
     switches = False
     for _ in range(3):  # "Great! One last thing, where ...": a reaction, then a marker
         switch = _SWITCH.match(message, pos)
@@ -74,9 +75,7 @@ def split_preamble(message: str) -> Preamble | None:
             break
         pos = sentence.end()
     rest = message[pos:].strip()
-    if not switches and pos == len(message) - len(message.lstrip()):
-        return None
-    if len(tokenize(rest)) < _MIN_REST_TOKENS:
+    if pos == start or len(tokenize(rest)) < _MIN_REST_TOKENS:
         return None
     return Preamble(text=message[:pos], rest=rest, switches=switches)
 

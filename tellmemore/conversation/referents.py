@@ -202,6 +202,7 @@ _NO_ANSWER_RE = re.compile(
     r"\b(?:don'?t|didn'?t|won'?t|can'?t)\s+you\s+(?:answer|provide|tell|explain|give)\b",
     re.IGNORECASE,
 )
+"""The user says the assistant did not answer ("you cannot answer", "don't you provide")."""
 
 
 def no_answer_complaint(message: str) -> str | None:

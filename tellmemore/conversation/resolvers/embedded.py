@@ -391,7 +391,7 @@ class _Run:
             return None
         sub = self._sub_run(idx)
         sub.salience = self.salience
-        res = sub.resolve(self.history[idx].content, depth=self._depth + 1)
+        res = sub.resolve(without_preamble(self.history[idx].content), depth=self._depth + 1)
         value = next((v for v in res.bindings.values() if _JOINS.search(v)), None)
         if value is None:
             return None
