@@ -263,3 +263,21 @@ def test_a_number_with_no_shared_word_gets_no_bonus() -> None:
     text = "Helmets are free to borrow. The museum opened in 1990. Shops lend helmets at 09:00."
     quoted = [e.sentence for e in best_sentences("when can I borrow helmets?", [hit(text)])]
     assert "1990" not in quoted[0]
+
+
+def test_a_section_about_the_subject_counts_for_the_answer_kind() -> None:
+    """The demo's "how fast do Enterprise escalations respond?" quoted "confirmed by email
+    within 15 minutes" and not "The target first response is 1 hour", which shares no word
+    with the question but sits under "Enterprise tier"."""
+    chunk = make_chunk(
+        "esc",
+        "Escalations go to a named responder who knows your network. The target first "
+        "response is 1 hour, around the clock. Escalations cover weekends and holidays. A "
+        "phone escalation is confirmed by email within 15 minutes.",
+        title="Cloud Connect escalation",
+        section=("Enterprise tier",),
+    )
+    found = best_sentences(
+        "how fast do enterprise escalations respond?", [Hit(chunk=chunk, score=1.0, rank=1)]
+    )
+    assert any("1 hour" in e.sentence for e in found)

@@ -282,7 +282,7 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
         inherited = (q_terms & header_terms[hi]) - overlap
         lexical += HEADER_WEIGHT * sum(math.log(1 + n / max(df[t], 1)) for t in inherited)
         prior = 1.0 / (1 + hi)
-        if kind is not None and overlap and holds(sentence, kind):
+        if kind is not None and (overlap or inherited) and holds(sentence, kind):
             lexical += ANSWER_TYPE_WEIGHT  # "within how long?": the sentence with a duration
         length_penalty = 1.0 if len(toks) >= 3 else 0.5
         scored.append(((lexical + prior) * length_penalty, hi, si, sentence))

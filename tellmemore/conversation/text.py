@@ -65,6 +65,7 @@ COMMON_VERBS = frozenset(
         plays played live lives lived believe think thinks thought feel feels seem seems
         seemed route routes routed mention mentioned contain contains contained enable
         enables enabled affect affects affected cause causes caused consider considered
+        depend depends depended vary varies varied differ differs differed
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Frequent verbs: phrase breakers for the noun-phrase chunker (no tagger at this speed)."""

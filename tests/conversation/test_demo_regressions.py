@@ -795,3 +795,10 @@ def test_a_measure_is_no_antecedent() -> None:
     ]
     res = resolve("what firmware does it need?", history)
     assert "Gbit" not in res.bindings.get("it", "")
+
+
+def test_a_frequent_verb_ends_a_phrase() -> None:
+    """ "and how fast do they respond?" bound "they" to "final price depends"."""
+    found = [p.text for p in phrases("The final price depends on the number of sites.")]
+    assert "final price" in found
+    assert not any("depends" in f for f in found)
