@@ -40,6 +40,7 @@ from tellmemore.conversation.referents import (
     is_wh_fragment,
     no_answer_complaint,
 )
+from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.conversation.text import content_words, stem, strip_citations
 from tellmemore.types import Resolution, Turn
 
@@ -74,7 +75,9 @@ def search_phrasings(
     extra = None
     switches = preamble is not None and preamble.switches and not resolution.bindings
     if not switches and not _switches_topic(message, resolution):
-        extra = history_phrasing(message, history, term_stats, window=window)
+        # the message as searched: "Sollutions In water ..." matched nothing of "solutions"
+        searched, _ = correct_spelling(message, term_stats)
+        extra = history_phrasing(searched, history, term_stats, window=window)
     if extra is not None and extra.strip() not in {q.strip() for q in queries}:
         queries.append(extra)
         weights.append(C.HISTORY_PHRASING_WEIGHT)

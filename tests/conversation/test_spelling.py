@@ -73,3 +73,17 @@ def test_a_huge_word_is_no_typo_and_costs_nothing() -> None:
     assert fixed == "monthly " + "a" * 100_000
     grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert grown_mib < 200
+
+
+def test_the_history_phrasing_reads_the_message_as_searched() -> None:
+    """govt: "Sollutions" searched "Solutions", but the history phrasing still began with
+    the typo, which matches nothing."""
+    from tellmemore.conversation.phrasings import search_phrasings
+    from tellmemore.types import Resolution, Turn
+
+    history = [Turn("user", "Mortgage scams"), Turn("assistant", "Report them to the state.")]
+    message = "montly pass?"
+    p = search_phrasings(message, Resolution(query="monthly pass?"), history, corpus_stats(DOCS))
+    extra = p.queries[-1]
+    assert extra.startswith("monthly pass?") and "Mortgage scams" in extra
+    assert message in p.queries  # the message as typed is still searched
