@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from tellmemore.conversation.gate import gate  # noqa: E402
 from tellmemore.conversation.phrasings import search_phrasings  # noqa: E402
+from tellmemore.conversation.preamble import without_preamble  # noqa: E402
 from tellmemore.conversation.resolvers import (  # noqa: E402
     ConcatResolver,
     EmbeddedResolver,
@@ -120,10 +121,13 @@ def run_domain(domain: Path, repeat: int) -> dict:
         best = float("inf")
         for _ in range(repeat):
             t0 = time.perf_counter()
-            fixed, _ = correct_spelling(message, stats)
-            verdict = gate(fixed, history, stats)
+            fixed, _ = correct_spelling(message, stats)  # as turn.py: the gate reads the question
+            asked = without_preamble(fixed)
+            verdict = gate(asked, history, stats)
             res = embedded.resolve(fixed, history, ctx) if verdict.needs_resolution else None
-            search_phrasings(message, res or Resolution(query=fixed), history, stats)
+            search_phrasings(
+                message, res or Resolution(query=asked), history, stats, searched=fixed
+            )
             best = min(best, (time.perf_counter() - t0) * 1000.0)
         all_ms.append(best)
         if row["turn"] > 1:

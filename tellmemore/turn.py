@@ -121,7 +121,9 @@ class TurnRunner:
             return
 
         t_resolve = time.perf_counter()
-        resolution, gate_reason = self._resolve(message, history, req)
+        # Typos are fixed for the search only; search_phrasings adds the message as typed.
+        searched, _ = correct_spelling(message, self.retriever.index.term_stats)
+        resolution, gate_reason = self._resolve(searched, history, req)
         resolve_ms = _ms(t_resolve)
         yield ResolutionEvent(Decision.RETRIEVE, gate_reason, resolution)
 
@@ -150,6 +152,7 @@ class TurnRunner:
                 history,
                 self.retriever.index.term_stats,
                 window=self.settings.conversation.window,
+                searched=searched,
             )
             if req.forced_query is None
             else Phrasings((resolution.query,), (1.0,))
@@ -220,15 +223,15 @@ class TurnRunner:
     def _resolve(
         self, message: str, history: list[Turn], req: TurnRequest
     ) -> tuple[Resolution, str]:
+        """`message` has its typos fixed already."""
         if req.forced_query is not None:
             query = self.validate(req.forced_query)
             return Resolution(query=query, resolver="user-corrected"), "corrected by the user"
-        # Typos are fixed for the search only; search_phrasings adds the message as typed.
-        message, _ = correct_spelling(message, self.retriever.index.term_stats)
         # the gate reads what is asked: "wow, that sounds great. what about X?" is an ellipsis
-        gated = gate(without_preamble(message), history, self.retriever.index.term_stats)
+        asked = without_preamble(message)
+        gated = gate(asked, history, self.retriever.index.term_stats)
         if not gated.needs_resolution:
-            return Resolution(query=without_preamble(message), resolver="none"), gated.reason
+            return Resolution(query=asked, resolver="none"), gated.reason
         context = ResolveContext(
             term_stats=self.retriever.index.term_stats,
             summary=req.summary,

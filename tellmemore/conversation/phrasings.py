@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience, TermStatsLookup, collect_candidates
-from tellmemore.conversation.preamble import split_preamble
+from tellmemore.conversation.preamble import split_preamble, without_preamble
 from tellmemore.conversation.referents import (
     EllipsisKind,
     ReferentKind,
@@ -60,8 +60,11 @@ def search_phrasings(
     term_stats: TermStatsLookup | None = None,
     *,
     window: int = 3,
+    searched: str | None = None,
 ) -> Phrasings:
-    """What a turn searches for `resolution` of `message` (nothing when it asks back)."""
+    """What a turn searches for `resolution` of `message` (nothing when it asks back).
+    `searched`: the message with its typos fixed, when the caller already fixed them (the
+    turn runner does, before the gate)."""
     if resolution.ambiguous and resolution.clarification:
         return Phrasings()
     queries = [resolution.query]
@@ -76,7 +79,10 @@ def search_phrasings(
     switches = preamble is not None and preamble.switches and not resolution.bindings
     if not switches and not _switches_topic(message, resolution):
         # the message as searched: "Sollutions In water ..." matched nothing of "solutions"
-        searched, _ = correct_spelling(message, term_stats)
+        if searched is None:
+            searched, _ = correct_spelling(message, term_stats)
+        else:
+            searched = without_preamble(searched)
         extra = history_phrasing(searched, history, term_stats, window=window)
     if extra is not None and extra.strip() not in {q.strip() for q in queries}:
         queries.append(extra)

@@ -97,7 +97,10 @@ def plan_turns(
             if progress is not None and (done % 50 == 0 or done == total):
                 progress(f"{dataset_name}: resolving", done, total)
             t0 = time.perf_counter()
-            phrasings = strategy.phrasings(resolution, turn.message, turn.history, context)
+            searched = fixed[turn.task_id].message if turn.task_id in fixed else None
+            phrasings = strategy.phrasings(
+                resolution, turn.message, turn.history, context, searched=searched
+            )
             ms += (time.perf_counter() - t0) * 1000  # building the phrasings is resolve work
             if not strategy.gated or turn.task_id not in gates:
                 plans.append(
@@ -134,7 +137,9 @@ def plan_turns(
                     query=without_preamble(fixed[turn.task_id].message), resolver="none"
                 )
                 t0 = time.perf_counter()
-                kept = strategy.phrasings(skipped, turn.message, turn.history, context)
+                kept = strategy.phrasings(
+                    skipped, turn.message, turn.history, context, searched=searched
+                )
                 skip_ms = gate_ms + (time.perf_counter() - t0) * 1000
                 plans.append(
                     Plan(

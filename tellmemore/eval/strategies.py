@@ -64,15 +64,18 @@ class Strategy:
         message: str,
         history: Sequence[Turn] = (),
         context: ResolveContext | None = None,
+        searched: str | None = None,
     ) -> Phrasings:
         """The phrasings and their fusion weights (none: nothing is retrieved); resolver
         strategies search what a turn searches (`conversation.phrasings.search_phrasings`,
-        shared with turn.py)."""
+        shared with turn.py). `searched`: the message with its typos fixed, if done."""
         if resolution.ambiguous and resolution.clarification:
             return Phrasings()
         if self.fuse_message:
             ctx = context or ResolveContext()
-            return search_phrasings(message, resolution, history, ctx.term_stats, window=ctx.window)
+            return search_phrasings(
+                message, resolution, history, ctx.term_stats, window=ctx.window, searched=searched
+            )
         return Phrasings((resolution.query,), (1.0,))
 
 

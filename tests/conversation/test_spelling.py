@@ -87,3 +87,15 @@ def test_the_history_phrasing_reads_the_message_as_searched() -> None:
     extra = p.queries[-1]
     assert extra.startswith("monthly pass?") and "Mortgage scams" in extra
     assert message in p.queries  # the message as typed is still searched
+
+
+def test_the_turn_runner_hands_its_fixed_message_to_the_phrasings() -> None:
+    """The turn runner fixes typos once, before the gate; the phrasings reuse that."""
+    from tellmemore.conversation.phrasings import search_phrasings
+    from tellmemore.types import Resolution, Turn
+
+    history = [Turn("user", "Mortgage scams"), Turn("assistant", "Report them to the state.")]
+    p = search_phrasings(
+        "montly pass?", Resolution(query="monthly pass?"), history, None, searched="monthly pass?"
+    )
+    assert p.queries[-1].startswith("monthly pass?")

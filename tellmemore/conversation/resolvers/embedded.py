@@ -158,6 +158,10 @@ class _Run:
         """The chained antecedent once looked up (False: not yet)."""
         self._picked: Phrase | bool | None = False
         """The option the last answer picked, once looked up (False: not yet)."""
+        self._prev: tuple[int, str] | bool | None = False
+        """The previous user question (its turn, its text), once looked up."""
+        self._prev_res: tuple[_Run, Resolution] | bool | None = False
+        """The previous question resolved over the history before it, once."""
         self._inner: tuple[str, int, int] | None = None
         """(message, end of its first name or distinctive phrase, end of its first noun
         phrase): pronouns after them may point inside the message."""
@@ -386,13 +390,10 @@ class _Run:
     def _previous_pair(self) -> tuple[Phrase, str] | None:
         """Two things the previous question was bound to ("which one protects more?" ->
         "Static secret or Dynamic secrets")."""
-        idx = self._previous_question_index()
-        if idx is None:
+        resolved = self._previous_resolved()
+        if resolved is None:
             return None
-        sub = self._sub_run(idx)
-        sub.salience = self.salience
-        res = sub.resolve(without_preamble(self.history[idx].content), depth=self._depth + 1)
-        value = next((v for v in res.bindings.values() if _JOINS.search(v)), None)
+        value = next((v for v in resolved[1].bindings.values() if _JOINS.search(v)), None)
         if value is None:
             return None
         return Phrase(value, tuple(stem(w) for w in content_words(value))), "user"
@@ -470,10 +471,10 @@ class _Run:
         return self._chain
 
     def _find_chained(self) -> tuple[Phrase, str] | None:
-        idx = self._previous_question_index()
-        if idx is None:
+        previous = self._previous()
+        if previous is None:
             return None
-        prev = self.history[idx].content
+        prev = previous[1]
         sources = [r for r in find_referents(prev) if _chain_source(r)]
         refs = {r.text.lower() for r in sources}
         ellipsis = find_ellipsis(prev)
@@ -481,9 +482,10 @@ class _Run:
             ellipsis = None
         if not refs and ellipsis is None:
             return None
-        sub = self._sub_run(idx)
-        sub.salience = self.salience
-        res = sub.resolve(prev, depth=self._depth + 1)
+        resolved = self._previous_resolved()
+        if resolved is None:
+            return None
+        sub, res = resolved
         for key, value in res.bindings.items():
             if key.lower() in refs:
                 ref = next(r for r in sources if r.text.lower() == key.lower())
@@ -758,18 +760,35 @@ class _Run:
         """The previous user question as typed, and made standalone (ellipses chain).
         Small talk and requests about an answer ("thanks", "make it shorter") are no
         question: "what about Status Page?" after "thanks" varies the one before."""
-        idx = self._previous_question_index()
-        if idx is None:
+        previous = self._previous()
+        if previous is None:
             return None
-        prev = without_preamble(self.history[idx].content.strip())  # "By the way, ..."
-        if not prev:
-            return None
+        prev = previous[1]
         if depth >= C.ELLIPSIS_DEPTH:
             return prev, prev
-        sub = self._sub_run(idx)
-        sub.salience = self.salience
-        res = sub.resolve(prev, depth=depth + 1)
-        return prev, (prev if res.ambiguous else res.query)
+        resolved = self._previous_resolved()
+        res = resolved[1] if resolved is not None else None
+        return prev, (prev if res is None or res.ambiguous else res.query)
+
+    def _previous(self) -> tuple[int, str] | None:
+        """The previous user question's turn and text ("By the way, ..." dropped), once."""
+        if self._prev is False:
+            idx = self._previous_question_index()
+            text = without_preamble(self.history[idx].content.strip()) if idx is not None else ""
+            self._prev = (idx, text) if idx is not None and text else None
+        return self._prev
+
+    def _previous_resolved(self) -> tuple[_Run, Resolution] | None:
+        """The previous question resolved over the history before it (a sub-run), once per
+        run: ellipses, chained pronouns and "they both" all read it."""
+        if self._prev_res is False:
+            previous = self._previous()
+            self._prev_res = None
+            if previous is not None:
+                sub = self._sub_run(previous[0])
+                sub.salience = self.salience
+                self._prev_res = (sub, sub.resolve(previous[1], depth=self._depth + 1))
+        return self._prev_res
 
     def _previous_question_index(self) -> int | None:
         return next(
