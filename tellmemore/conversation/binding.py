@@ -48,7 +48,10 @@ _DETS = frozenset(
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 _SUBJECT_PRONOUNS = frozenset({"i", "you", "we", "they", "he", "she", "it"})
-_DO = frozenset({"do", "does", "did"})
+_DO = frozenset(
+    "do does did will would can could should shall may might must".split()  # noqa: SIM905
+)
+"""Auxiliaries that take a bare verb: "Will sickle cell kill me?" ends its subject at "kill"."""
 _VERBISH = (
     COMMON_VERBS
     | AUXILIARIES

@@ -273,6 +273,11 @@ def test_a_past_participle_ends_the_noun_phrase() -> None:
         ("Does the Basic plan include escalation?", ["Basic plan", "escalation"]),
         ("Does the rental bike have brakes?", ["rental bike", "brakes"]),
         ("how do I renew my boating safety certificate", ["boating safety certificate"]),
+        # a modal takes a bare verb too (clapnq: "How about transplant?" after "Will
+        # sickle cell kill me?" made "Will transplant me?")
+        ("Will sickle cell kill me?", ["sickle cell"]),
+        ("Can women play soccer?", ["women", "soccer"]),
+        ("Should cloud storage be encrypted?", ["cloud storage"]),
     ],
 )
 def test_the_bare_verb_after_a_do_support_subject_ends_it(text: str, expected: list[str]) -> None:
@@ -520,3 +525,17 @@ def test_a_complaint_about_that_is_still_a_complaint_and_no_previous_question() 
     res = EmbeddedResolver().resolve("what about the Enterprise tier?", history, ctx)
     assert "escalate" in res.query
     assert "answer" not in res.query and "By the way" not in res.query
+
+
+def test_how_about_swaps_the_subject_of_a_modal_question() -> None:
+    """clapnq: "How about transplant?" after "Will it kill me?" (it = sickle cell)."""
+    history = [
+        U("How is sickle cell treated?"),
+        A("Treatment includes hydroxyurea, transfusions and sometimes a bone marrow transplant."),
+        U("Will it kill me?"),
+        A("Life expectancy with sickle cell disease is 40 to 60 years in the developed world."),
+    ]
+    res = EmbeddedResolver().resolve(
+        "How about transplant?", history, ResolveContext(term_stats=corpus_stats())
+    )
+    assert res.query == "Will transplant kill me?"
