@@ -218,3 +218,26 @@ def test_a_typo_is_fixed_for_the_search_and_the_message_kept(sample_assistant) -
     assert answer.message == "What does the montly pass cost?"
     assert answer.standalone_query == "What does the monthly pass cost?"
     assert "25 dollars" in answer.answer
+
+
+def _sla_then_cloud_connect(sample_assistant):  # type: ignore[no-untyped-def]
+    chat = sample_assistant.session()
+    chat.ask("what's the uptime SLA for Status Page?")
+    switched = chat.ask("is that the same for Cloud Connect?")
+    assert switched.standalone_query == "what's the uptime SLA for Cloud Connect?"
+    return chat.ask("and what does it cost?")
+
+
+def test_a_date_is_no_antecedent(sample_assistant) -> None:
+    """The Cloud Connect SLA answer says "from 1 January 2026": "it" had bound the date."""
+    answer = _sla_then_cloud_connect(sample_assistant)
+    assert answer.bindings.get("it")
+    assert "January" not in answer.bindings["it"]
+
+
+def test_what_an_ellipsis_swapped_out_is_left_behind(sample_assistant) -> None:
+    """ "is that the same for Cloud Connect?" left Status Page behind: the next turn had
+    carried it as scope ("what does 99.9% uptime SLA for Status Page cost?")."""
+    answer = _sla_then_cloud_connect(sample_assistant)
+    assert "Status Page" not in answer.standalone_query
+    assert "Status Page" not in " ".join(answer.bindings.values())

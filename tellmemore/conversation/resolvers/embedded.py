@@ -204,7 +204,12 @@ class _Run:
             history, self.salience, window=self.context.window, summary=self.context.summary
         )
         own = {stem(w) for w in content_words(message)}
-        cands = [c for c in cands if not set(c.stems) <= own and not self._is_column(c)]
+        dropped = self._swapped_out()
+        cands = [
+            c
+            for c in cands
+            if not set(c.stems) <= own and not self._is_column(c) and not set(c.stems) & dropped
+        ]
         needs_items = prefer is not None or any(
             r.kind in (*_ALTERNATIVE_KINDS, ReferentKind.ORDINAL) for r in refs
         )
@@ -790,6 +795,20 @@ class _Run:
                 self._prev_res = (sub, sub.resolve(previous[1], depth=self._depth + 1))
         return self._prev_res
 
+    def _swapped_out(self) -> set[str]:
+        """Stems of what the previous question's ellipsis swapped out: "is that the same for
+        Cloud Connect?" after a question on Status Page left Status Page behind, and the
+        next "what does it cost?" must not bind it or carry it as scope."""
+        previous = self._previous()
+        if previous is None or find_ellipsis(previous[1]) is None:
+            return set()  # no ellipsis, nothing swapped: and no sub-run on the hot path
+        resolved = self._previous_resolved()
+        if resolved is None or resolved[1].ambiguous:
+            return set()
+        res = resolved[1]
+        said = {stem(w) for v in res.bindings.values() for w in content_words(v)}
+        return said - {stem(w) for w in content_words(res.query)}
+
     def _previous_question_index(self) -> int | None:
         return next(
             (
@@ -1067,14 +1086,21 @@ _UNIT = re.compile(
     r"|hrs?|days?|weeks?|months?|years?|dollars?|euros?|%)$"
 )
 """A unit after a number ("10 Gbit/s", "30 minutes"): with it, a measure, no thing."""
+_MONTHS = frozenset(
+    """january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec""".split()  # noqa: SIM905
+)
+"""A month beside a number ("1 January 2026", "March 3"): with it, a date, no thing."""
 
 
 def _can_be_pointed_at(c: Candidate) -> bool:
     """A number or date alone ("324-337 AD", "thousands") is no thing "it" names, nor is a
     lone lower-case word of the assistant's wording ("purple"): the user's subject is."""
     words = c.phrase.text.split()
+    dated = any(ch.isdigit() for ch in c.phrase.text)
     if all(
         any(ch.isdigit() for ch in w)
+        or (dated and w.lower().rstrip(".,") in _MONTHS)
         or (w.isupper() and len(w) <= 2)
         or w.lower() in _QUANTITY_WORDS
         or (i > 0 and _UNIT.match(w.lower()) is not None and words[i - 1][:1].isdigit())
