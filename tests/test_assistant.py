@@ -241,3 +241,15 @@ def test_what_an_ellipsis_swapped_out_is_left_behind(sample_assistant) -> None:
     answer = _sla_then_cloud_connect(sample_assistant)
     assert "Status Page" not in answer.standalone_query
     assert "Status Page" not in " ".join(answer.bindings.values())
+
+
+def test_scope_comes_from_the_question_that_named_its_own_subject(sample_assistant) -> None:
+    """ "which one is cheapest?" over the router list carried the pass asked about before
+    the user moved on: "... or Kestrel Edge K7 for Monthly pass is cheapest?"."""
+    chat = sample_assistant.session()
+    chat.ask("how much does a monthly pass cost?")
+    chat.ask("ok thanks. what routers does cloud connect support?")
+    answer = chat.ask("which one is cheapest?")
+    assert "pass" not in answer.standalone_query.lower()
+    assert "pass" not in " ".join(answer.bindings.values()).lower()
+    assert "Kestrel Edge K3" in answer.bindings.get("which one", "")

@@ -691,7 +691,10 @@ class _Run:
         have = {stem(w) for w in content_words(query)}
         for b in bindings.values():
             have |= {stem(w) for w in content_words(b)}
+        since = self._last_own_subject()
         for c in cands:
+            if c.turn < since:
+                continue  # before the user's last question of its own: a topic left behind
             if c.role not in ("user", "summary") or c.score < C.MIN_ANTECEDENT:
                 continue
             if c.score < C.SCOPE_MIN and not self._is_name(c.phrase):
@@ -794,6 +797,19 @@ class _Run:
                 sub.salience = self.salience
                 self._prev_res = (sub, sub.resolve(previous[1], depth=self._depth + 1))
         return self._prev_res
+
+    def _last_own_subject(self) -> int:
+        """The turn of the previous question when it named its own subject ("ok thanks.
+        what routers does cloud connect support?"), else -1: scope comes from it, not from
+        the pass asked about before."""
+        previous = self._previous()
+        if previous is None:
+            return -1
+        idx, text = previous
+        if find_referents(text) or find_ellipsis(text) is not None:
+            return -1
+        verdict = gate(text, self.history[:idx], salience=self.salience)
+        return -1 if verdict.needs_resolution else idx
 
     def _swapped_out(self) -> set[str]:
         """Stems of what the previous question's ellipsis swapped out: "is that the same for
