@@ -279,6 +279,15 @@ def _parse_phrases(text: str) -> tuple[Phrase, ...]:
             do_pending = False
             last_prep, last_det, last_fn = None, False, ""
         low = norm(tok.text)
+        if (
+            not run
+            and tok.text.islower()
+            and i > 0
+            and toks[i - 1].low == "how"
+            and low not in FUNCTION_WORDS
+        ):
+            last_fn = low  # "how fast", "how often": an adverb or adjective, no noun
+            continue
         if not run and tok.text.islower() and _after_subject_pronoun(toks, i):
             flush()  # "do they respond", "which one protects more": the subject's verb
             last_fn = low

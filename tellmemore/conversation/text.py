@@ -65,7 +65,8 @@ COMMON_VERBS = frozenset(
         plays played live lives lived believe think thinks thought feel feels seem seems
         seemed route routes routed mention mentioned contain contains contained enable
         enables enabled affect affects affected cause causes caused consider considered
-        depend depends depended vary varies varied differ differs differed
+        depend depends depended vary varies varied differ differs differed need needs
+        needed
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Frequent verbs: phrase breakers for the noun-phrase chunker (no tagger at this speed)."""

@@ -802,3 +802,19 @@ def test_a_frequent_verb_ends_a_phrase() -> None:
     found = [p.text for p in phrases("The final price depends on the number of sites.")]
     assert "final price" in found
     assert not any("depends" in f for f in found)
+
+
+def test_the_word_after_how_is_no_noun() -> None:
+    """ "does that include weekends?" after "how fast do they respond?" carried "fast" as
+    scope ("does the phone escalation for fast include weekends?")."""
+    assert phrases("how fast do they respond?") == []
+    assert [p.text for p in phrases("how often is the status page updated?")] == ["status page"]
+    assert [p.text for p in phrases("how many sites does Pro include?")] == ["sites", "Pro"]
+
+
+def test_needs_is_a_verb() -> None:
+    """ "how fast do they respond?" bound "they" to "Cloud Connect incident needs", whose
+    plural-looking verb agreed with "they"."""
+    found = [p.text for p in phrases("When a Cloud Connect incident needs more support, escalate.")]
+    assert "Cloud Connect incident" in found
+    assert not any("needs" in f for f in found)
