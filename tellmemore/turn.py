@@ -169,8 +169,9 @@ class TurnRunner:
         t_answer = time.perf_counter()
         text, model = "", "extractive"
         cited: tuple[Citation, ...] = ()
+        evidence = abstain.evidence_hits(hits, result.per_query, phrasings.evidence())
         abstained = abstain.should_abstain(
-            hits, min_dense_score=self.settings.retrieval.min_dense_score
+            evidence, min_dense_score=self.settings.retrieval.min_dense_score
         )
         if not abstained:
             streamed: list[str] = []

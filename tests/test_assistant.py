@@ -253,3 +253,16 @@ def test_scope_comes_from_the_question_that_named_its_own_subject(sample_assista
     assert "pass" not in answer.standalone_query.lower()
     assert "pass" not in " ".join(answer.bindings.values()).lower()
     assert "Kestrel Edge K3" in answer.bindings.get("which one", "")
+
+
+def test_a_question_from_elsewhere_mid_conversation_is_abstained_on(sample_assistant) -> None:
+    """The history phrasing (the message glued to earlier turns) matched the documents
+    whenever the conversation did: the region list answered the capital of France."""
+    chat = sample_assistant.session()
+    chat.ask("do you have a mobile app for cloud connect?")
+    answer = chat.ask("what is the capital of France?")
+    assert answer.abstained
+    assert answer.citations == ()
+    follow_up = chat.ask("what regions does cloud connect run in?")
+    assert not follow_up.abstained
+    assert "Frankfurt" in follow_up.answer

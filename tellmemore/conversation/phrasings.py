@@ -51,6 +51,13 @@ class Phrasings:
 
     queries: tuple[str, ...] = ()
     weights: tuple[float, ...] = ()
+    context: tuple[str, ...] = ()
+    """Queries searched for context only (the history phrasing): they steer the ranking,
+    but a match for them is no evidence that the documents answer this message."""
+
+    def evidence(self) -> tuple[str, ...]:
+        """The queries that say what the user asks: their matches decide abstention."""
+        return tuple(q for q in self.queries if q not in self.context)
 
 
 def search_phrasings(
@@ -87,6 +94,7 @@ def search_phrasings(
     if extra is not None and extra.strip() not in {q.strip() for q in queries}:
         queries.append(extra)
         weights.append(C.HISTORY_PHRASING_WEIGHT)
+        return Phrasings(tuple(queries), tuple(weights), context=(extra,))
     return Phrasings(tuple(queries), tuple(weights))
 
 

@@ -28,6 +28,9 @@ def test_a_follow_up_adds_the_history_phrasing_at_a_lower_weight() -> None:
     extra = p.queries[2]
     assert extra.startswith(message)
     assert "shops" in extra.lower()  # the subject of the user's earlier turn
+    # context only: a match for the earlier turns is no evidence for abstention
+    assert p.context == (extra,)
+    assert p.evidence() == (res.query, message)
     assert p.weights[2] == C.HISTORY_PHRASING_WEIGHT < 1.0
 
 
