@@ -61,7 +61,7 @@ def _correct(
             continue
         if i > 0 and word[:1].isupper():
             continue  # a name ("Hamnet"), not a typo
-        if low in dictionary:
+        if low in dictionary or _inflection_known(low, dictionary):
             continue
         suspects.append(tok)
     if not suspects:
@@ -91,6 +91,15 @@ def _correct(
 
 
 _SUFFIXES = frozenset({"y", "s", "d", "r"})
+
+
+def _inflection_known(word: str, dictionary: frozenset[str]) -> bool:
+    """The vocabulary holds an inflection of the word ("baked" for "bake"): a real word it
+    lacks, not a typo ("how do I bake bread?" had become "how do I bike bread?")."""
+    forms = {word + "s", word + "es", word + "d", word + "ed", word + "ing"}
+    if word.endswith("e"):
+        forms.add(word[:-1] + "ing")
+    return not forms.isdisjoint(dictionary)
 
 
 def _derived(word: str, fix: str) -> bool:

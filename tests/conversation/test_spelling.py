@@ -99,3 +99,13 @@ def test_the_turn_runner_hands_its_fixed_message_to_the_phrasings() -> None:
         "montly pass?", Resolution(query="monthly pass?"), history, None, searched="monthly pass?"
     )
     assert p.queries[-1].startswith("monthly pass?")
+
+
+def test_a_word_whose_inflection_the_vocabulary_holds_is_no_typo() -> None:
+    """The tokenizer knows "baked" but not "bake": "how do I bake bread?" was searched as
+    "how do I bike bread?" over a corpus full of bikes."""
+    bikes = ["Lock the bike.", "Report the bike.", "The bike is free.", "Bread."]
+    assert "bake" not in english_words()
+    text, fixes = correct_spelling("how do I bake bread?", corpus_stats(bikes))
+    assert text == "how do I bake bread?"
+    assert fixes == {}
