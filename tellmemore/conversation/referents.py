@@ -115,6 +115,13 @@ _DUMMY_IT_NEXT = frozenset(
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """"is it possible to ...", "if it rains": the dummy "it" points at nothing."""
+_TIME_IT = frozenset(
+    """
+        weekend weekends weekday holiday holidays night midnight morning evening afternoon
+        noon late early monday tuesday wednesday thursday friday saturday sunday christmas
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+""""what if it's a weekend?", "it is Sunday": the time "it" says, no thing."""
 _RAISING = frozenset({"seems", "seemed", "appears", "appeared"})
 """"It seems NASA has ...": dummy unless "to" follows ("it seems to work": the thing)."""
 
@@ -295,12 +302,15 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
     if w == "its" and _typed_for_it_is(nxt, nxt2):
         return _span(message, toks, i, i, ReferentKind.PRONOUN)  # "if its missed": "it's"
     if w in _CONTRACTED_IT:  # "if it's missed": "it" + "is"
-        if nxt in _DUMMY_IT_NEXT or _it_takes_to(toks, i):
+        if nxt in _DUMMY_IT_NEXT or _it_takes_to(toks, i) or _says_a_time(toks, i + 1):
             return None
         return _span(message, toks, i, i, ReferentKind.PRONOUN)
     if w in PRONOUNS:
         if w == "it" and (
-            nxt in _DUMMY_IT_NEXT or _it_takes_to(toks, i) or (nxt in _RAISING and nxt2 != "to")
+            nxt in _DUMMY_IT_NEXT
+            or _it_takes_to(toks, i)
+            or (nxt in _RAISING and nxt2 != "to")
+            or (nxt in ("is", "was") and _says_a_time(toks, i + 2))
         ):
             return None
         if w == "her" and nxt and nxt not in _NOT_A_HEAD and not gap:
@@ -422,6 +432,14 @@ def _compares(toks: list[Token], i: int) -> bool:
         and len(rest) <= C.COMPARE_WORDS
         and any(w in _COMPARATIVES for w in rest[:3])
     )
+
+
+def _says_a_time(toks: list[Token], j: int) -> bool:
+    """Tokens from j name a time ("a weekend", "Sunday", "late"): "it" before them is the
+    time, as in "what if it's a weekend?"."""
+    if j < len(toks) and toks[j].low in ("a", "an", "the"):
+        j += 1
+    return j < len(toks) and toks[j].low in _TIME_IT
 
 
 def _it_takes_to(toks: list[Token], i: int) -> bool:

@@ -171,6 +171,10 @@ def test_only_the_users_turns_are_read_for_definites() -> None:
         "It seems the city has invested a lot. How does that money help residents?",
         "It appears the office moved. Where is the new address?",
         "Of course I knew it!  just teasing, sorry.  How to script a sprite?",
+        # the time "it" says (the demo: "what if it's a weekend?" bound "escalation hotline")
+        "what if it's a weekend?",
+        "and if it is Sunday?",
+        "what if it was late at night?",
     ],
 )
 def test_a_dummy_it_is_no_referent(message: str) -> None:
@@ -539,3 +543,8 @@ def test_how_about_swaps_the_subject_of_a_modal_question() -> None:
         "How about transplant?", history, ResolveContext(term_stats=corpus_stats())
     )
     assert res.query == "Will transplant kill me?"
+
+
+def test_a_time_after_it_is_keeps_a_real_it() -> None:
+    assert [r.text for r in find_referents("is it a weekend service?")] == ["it"]
+    assert [r.text for r in find_referents("does it cover the weekend?")] == ["it"]
