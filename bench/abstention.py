@@ -13,12 +13,13 @@ fused). Two cases per turn:
   documents do not hold its answer, so answering it is a missed abstention. (clapnq and
   govt share some general topics; cloud against either is the clean pair.)
 
-The evidence score is the best dense cosine similarity, read two ways: over the fused
-hits of every phrasing (the rule before this bench: the history phrasing, the message glued
-to earlier turns, matched the documents whenever the conversation did) and over the
-phrasings of the user's question only (`abstain.evidence_hits`, the rule now). Rates are
-given at the configured floor (`retrieval.min_dense_score`) and a few others.
-Results: bench/results/abstention.{json,md}.
+Three signals per case: the best dense cosine similarity over the fused hits of every
+phrasing (the rule before this bench: the history phrasing, the message glued to earlier
+turns, matched the documents whenever the conversation did), the same over the phrasings
+of the user's question only (`abstain.evidence_hits`), and the lexical coverage of those
+phrasings (`abstain.lexical_coverage`). Rules are compared at several cosine floors, with
+and without the coverage rescue; the configured one (`retrieval.min_dense_score`,
+`retrieval.min_lexical_coverage`) is in bold. Results: bench/results/abstention.{json,md}.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tellmemore.answer.abstain import evidence_hits  # noqa: E402
+from tellmemore.answer.abstain import evidence_hits, lexical_coverage  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.conversation.phrasings import search_phrasings  # noqa: E402
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext  # noqa: E402
@@ -49,7 +50,9 @@ DATA = ROOT.parent / "shared" / "bench" / "mtrag"
 CACHE = ROOT / "bench" / ".cache"
 OUT = ROOT / "bench" / "results" / "abstention"
 DOMAINS = ("clapnq", "cloud", "govt")
-FLOORS = (0.20, 0.25, 0.30, 0.35, 0.40)
+FLOORS = (0.25, 0.30, 0.35, 0.40)
+COVERAGES = (None, 0.5)
+"""None: the cosine alone decides."""
 
 
 def best_dense(hits: list[Hit]) -> float:
@@ -57,7 +60,7 @@ def best_dense(hits: list[Hit]) -> float:
 
 
 def scores(domain: str, foreign: list[str], settings: Settings, embedder, data: Path) -> dict:  # type: ignore[no-untyped-def]
-    """Evidence scores (fused, question only) of each follow-up, as typed and replaced."""
+    """(fused cosine, question cosine, coverage) of each follow-up, as typed and replaced."""
     dataset = load_dataset(data / domain)
     index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=CACHE)
     try:
@@ -65,7 +68,7 @@ def scores(domain: str, foreign: list[str], settings: Settings, embedder, data: 
         context = ResolveContext(term_stats=index.term_stats, window=settings.conversation.window)
         resolver = EmbeddedResolver()
         followups = [t for t in dataset.turns if t.history]
-        out: dict[str, list[tuple[float, float]]] = {"answerable": [], "out_of_scope": []}
+        out: dict[str, list[tuple[float, float, float]]] = {"answerable": [], "out_of_scope": []}
         for i, turn in enumerate(followups):
             cases = {"answerable": turn.message, "out_of_scope": foreign[i % len(foreign)]}
             for case, message in cases.items():
@@ -78,16 +81,25 @@ def scores(domain: str, foreign: list[str], settings: Settings, embedder, data: 
                 if not phrasings.queries:  # asked back: no search, no abstention question
                     continue
                 result = retriever.search(phrasings.queries, weights=phrasings.weights)
-                own = evidence_hits(result.hits, result.per_query, phrasings.evidence())
-                out[case].append((best_dense(result.hits), best_dense(own)))
+                asked = phrasings.evidence()
+                own = evidence_hits(result.hits, result.per_query, asked)
+                cover = lexical_coverage(asked, result.per_query, index.term_stats)
+                out[case].append((best_dense(result.hits), best_dense(own), cover))
         return out
     finally:
         index.close()
 
 
-def rates(pairs: list[tuple[float, float]], floor: float, which: int, *, below: bool) -> float:
-    hits = [p[which] < floor if below else p[which] >= floor for p in pairs]
-    return sum(hits) / len(hits) if hits else 0.0
+def abstains(case: tuple[float, float, float], rule: dict) -> bool:  # type: ignore[type-arg]
+    fused, own, cover = case
+    dense = fused if rule["evidence"] == "every phrasing" else own
+    if dense >= rule["floor"]:
+        return False
+    return rule["coverage"] is None or cover < rule["coverage"]
+
+
+def share(cases: list[tuple[float, float, float]], rule: dict, *, abstain: bool) -> float:  # type: ignore[type-arg]
+    return sum(abstains(c, rule) == abstain for c in cases) / len(cases) if cases else 0.0
 
 
 def main() -> None:
@@ -106,24 +118,31 @@ def main() -> None:
         foreign = [m for other in DOMAINS if other != d for m in firsts[other]]
         results[d] = scores(d, foreign, settings, embedder, args.data)
         print(f"{d}: {len(results[d]['answerable'])} follow-ups", flush=True)
-    floor = settings.retrieval.min_dense_score
+    configured = (settings.retrieval.min_dense_score, settings.retrieval.min_lexical_coverage)
+    rules = [{"evidence": "every phrasing", "floor": 0.25, "coverage": None}]  # before
+    rules += [
+        {"evidence": "the question's phrasings", "floor": f, "coverage": c}
+        for c in COVERAGES
+        for f in FLOORS
+    ]
     rows = []
     for d in DOMAINS:
-        for which, rule in ((0, "every phrasing (before)"), (1, "the question's phrasings")):
-            for f in FLOORS:
-                rows.append(
-                    {
-                        "domain": d,
-                        "rule": rule,
-                        "floor": f,
-                        "false_abstention": rates(results[d]["answerable"], f, which, below=True),
-                        "missed_abstention": rates(
-                            results[d]["out_of_scope"], f, which, below=False
-                        ),
-                    }
-                )
+        for rule in rules:
+            rows.append(
+                {
+                    "domain": d,
+                    **rule,
+                    "false_abstention": share(results[d]["answerable"], rule, abstain=True),
+                    "missed_abstention": share(results[d]["out_of_scope"], rule, abstain=False),
+                }
+            )
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"floor": floor, "seconds": round(time.perf_counter() - t0, 1), "rows": rows}
+    payload = {
+        "configured": configured,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "cases": {d: len(results[d]["answerable"]) for d in DOMAINS},
+        "rows": rows,
+    }
     args.out.with_suffix(".json").write_text(json.dumps(payload, indent=1) + "\n")
     lines = [
         "# Abstention mid-conversation",
@@ -132,16 +151,21 @@ def main() -> None:
         "their domain's pooled corpus: *false abstention* = share of the recorded turns "
         "(all answerable) on which the turn abstains; *missed abstention* = share of the "
         "same turns with the message replaced by another domain's first question on which "
-        f"it answers. Configured floor: {floor}. Run time {payload['seconds']} s.",
+        "it answers. The turn abstains when the cosine is below the floor and, with the "
+        "coverage rescue, the lexical coverage is below it too. Configured (bold): floor "
+        f"{configured[0]}, coverage {configured[1]}. Run time {payload['seconds']} s.",
         "",
-        "| domain | evidence read over | floor | false abstention | missed abstention |",
-        "| --- | --- | --- | --- | --- |",
+        "| domain | cosine read over | floor | coverage rescue | false abstention | "
+        "missed abstention |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
-        mark = "**" if r["floor"] == floor else ""
+        on = r["evidence"] != "every phrasing" and (r["floor"], r["coverage"]) == configured
+        b = "**" if on else ""
+        cover = "off" if r["coverage"] is None else f"{r['coverage']:.2f}"
         lines.append(
-            f"| {r['domain']} | {r['rule']} | {mark}{r['floor']:.2f}{mark} | "
-            f"{r['false_abstention']:.3f} | {r['missed_abstention']:.3f} |"
+            f"| {r['domain']} | {r['evidence']} | {b}{r['floor']:.2f}{b} | {b}{cover}{b} | "
+            f"{b}{r['false_abstention']:.3f}{b} | {b}{r['missed_abstention']:.3f}{b} |"
         )
     args.out.with_suffix(".md").write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out.with_suffix('.md')}")

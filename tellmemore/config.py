@@ -70,8 +70,12 @@ class RetrievalSettings(_Section):
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=50, ge=1, le=2000)
     """How many hits each signal contributes before fusion."""
-    min_dense_score: float = 0.25
-    """Abstain when no hit's cosine similarity reaches this (calibrated in bench/)."""
+    min_dense_score: float = 0.35
+    """Abstain when no hit's cosine similarity reaches this and the lexical coverage stays
+    below `min_lexical_coverage` (both chosen with bench/abstention.py)."""
+    min_lexical_coverage: float = Field(default=0.5, ge=0.0)
+    """The IDF-weighted share of the question's words a top hit must hold to answer despite
+    a low cosine; above 1.0: the cosine alone decides."""
 
     @field_validator("mode", mode="before")
     @classmethod

@@ -169,9 +169,14 @@ class TurnRunner:
         t_answer = time.perf_counter()
         text, model = "", "extractive"
         cited: tuple[Citation, ...] = ()
-        evidence = abstain.evidence_hits(hits, result.per_query, phrasings.evidence())
+        asked = phrasings.evidence()
         abstained = abstain.should_abstain(
-            evidence, min_dense_score=self.settings.retrieval.min_dense_score
+            abstain.evidence_hits(hits, result.per_query, asked),
+            min_dense_score=self.settings.retrieval.min_dense_score,
+            coverage=lambda: abstain.lexical_coverage(
+                asked, result.per_query, self.retriever.index.term_stats
+            ),
+            min_coverage=self.settings.retrieval.min_lexical_coverage,
         )
         if not abstained:
             streamed: list[str] = []

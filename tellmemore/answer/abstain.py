@@ -1,29 +1,69 @@
 """When to say "not in the documents" instead of answering.
 
-The evidence is missing when nothing was retrieved, or when the best hit's
-cosine similarity to the query is below a calibrated floor (dense scores are
-comparable across queries; fused or BM25 scores are not). Only the phrasings of the
-user's question count: the history phrasing (the message glued to earlier turns)
-matches the documents whenever the conversation did, so "what is the capital of
-France?" after three Cloud Connect questions was answered with the region list. The floor comes from
-settings (`retrieval.min_dense_score`, 0.25; docs/architecture.md gives the scores of
-related and unrelated questions on the sample corpus that put it there).
+Two signals, read over the phrasings of the user's question only (the history phrasing,
+the message glued to earlier turns, matches the documents whenever the conversation did:
+"what is the capital of France?" after a Cloud Connect question was answered with the
+region list):
+
+- the best hit's cosine similarity to the question (dense scores are comparable across
+  queries; fused or BM25 scores are not), against `retrieval.min_dense_score`;
+- the lexical coverage: the IDF-weighted share of the question's content words that one of
+  its top hits holds. A short question ("what changed in the last release?") can sit at a
+  low cosine to the chunk that answers it, while that chunk holds its rare words.
+
+The turn abstains when nothing was retrieved, or when both signals are low.
+`bench/abstention.py` chose the floors on MTRAG (docs/architecture.md, "Abstention").
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from tellmemore.types import Hit
+from tellmemore.conversation.text import content_words, stem
+from tellmemore.types import Hit, TermStats
+
+COVERAGE_HITS = 5
+"""Top hits of each phrasing whose words count for the lexical coverage."""
 
 
-def should_abstain(hits: Sequence[Hit], *, min_dense_score: float) -> bool:
+def should_abstain(
+    hits: Sequence[Hit],
+    *,
+    min_dense_score: float,
+    coverage: Callable[[], float] | None = None,
+    min_coverage: float = 1.0,
+) -> bool:
+    """`coverage`: computes the lexical coverage (only called when the cosine is low); at
+    or above `min_coverage` the documents do speak of the question."""
     if not hits:
         return True
     dense = [h.dense for h in hits if h.dense is not None]
-    if not dense:
+    if not dense or max(dense) >= min_dense_score:
         return False
-    return max(dense) < min_dense_score
+    return coverage is None or coverage() < min_coverage
+
+
+def lexical_coverage(
+    queries: Sequence[str],
+    per_query: Mapping[str, Sequence[Hit]],
+    term_stats: Callable[[list[str]], TermStats] | None,
+) -> float:
+    """The best IDF-weighted share of a phrasing's content words that one of its top hits
+    holds (0.0 without term statistics): a word no chunk uses weighs the most."""
+    if term_stats is None:
+        return 0.0
+    best = 0.0
+    for q in queries:
+        wanted = {stem(w) for w in content_words(q)}
+        if not wanted:
+            continue
+        stats = term_stats(sorted(wanted))
+        idf = {w: stats.idf(w) for w in wanted}
+        total = sum(idf.values()) or 1.0
+        for hit in per_query.get(q.strip(), ())[:COVERAGE_HITS]:
+            held = {stem(w) for w in content_words(hit.chunk.text)}
+            best = max(best, sum(v for w, v in idf.items() if w in held) / total)
+    return best
 
 
 def evidence_hits(

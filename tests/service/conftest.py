@@ -69,8 +69,9 @@ def client(make_client: Callable[..., TestClient], sample_project: Path) -> Test
 
 
 @pytest.fixture
-def tenant_project(tmp_path: Path, fake_embedder: Any) -> Path:
-    """Two tenants, each with one document that only it may see."""
+def tenant_project(tmp_path: Path, minilm: Any) -> Path:
+    """Two tenants, each with one document that only it may see (real MiniLM vectors: the
+    abstention floor is calibrated for its cosines, not for the hashing fake's)."""
     docs = tmp_path / "docs"
     for tenant, text in {
         "acme": "# Acme rocket skates warranty\n\nAcme rocket skates carry a warranty of "
@@ -81,7 +82,7 @@ def tenant_project(tmp_path: Path, fake_embedder: Any) -> Path:
         (docs / tenant).mkdir(parents=True)
         (docs / tenant / "warranty.md").write_text(text, encoding="utf-8")
     project = tmp_path / "tenants"
-    assistant = Assistant(Settings.load(project), embedder=fake_embedder)
+    assistant = Assistant(Settings.load(project), embedder=minilm)
     for tenant in ("acme", "globex"):
         assistant.ingest([docs / tenant], tenant=tenant, sync=False)
     assistant.close()
@@ -89,10 +90,8 @@ def tenant_project(tmp_path: Path, fake_embedder: Any) -> Path:
 
 
 @pytest.fixture
-def tenant_client(
-    make_client: Callable[..., TestClient], tenant_project: Path, fake_embedder: Any
-) -> TestClient:
-    return make_client(tenant_project, embedder=fake_embedder, service={"api_keys": KEYS})
+def tenant_client(make_client: Callable[..., TestClient], tenant_project: Path) -> TestClient:
+    return make_client(tenant_project, service={"api_keys": KEYS})
 
 
 def parse_sse(text: str) -> list[tuple[str, dict[str, Any]]]:

@@ -1,0 +1,60 @@
+"""When a turn abstains: a low cosine and a low lexical coverage, read over the question."""
+
+from __future__ import annotations
+
+from tellmemore.answer.abstain import evidence_hits, lexical_coverage, should_abstain
+from tellmemore.testing.conformance import make_chunk
+from tellmemore.types import Hit
+
+from .conversation.histories import corpus_stats
+
+RELEASE = "Version 3.4: Sydney became generally available. The API gained bulk site import."
+CORPUS = [
+    RELEASE,
+    "Cloud Connect runs in six regions, among them Sydney and Frankfurt.",
+    "Status Page sends email and SMS notifications.",
+    "The API uses tokens. The API is versioned.",
+]
+
+
+def hit(text: str, dense: float, rank: int = 1) -> Hit:
+    return Hit(chunk=make_chunk(str(rank), text), score=dense, rank=rank, dense=dense)
+
+
+def test_a_high_cosine_answers_without_reading_the_words() -> None:
+    def never() -> float:
+        raise AssertionError("coverage read although the cosine was enough")
+
+    assert not should_abstain([hit(RELEASE, 0.6)], min_dense_score=0.35, coverage=never)
+
+
+def test_a_low_cosine_abstains_unless_a_hit_holds_the_question_s_words() -> None:
+    hits = [hit(RELEASE, 0.27)]
+    covered = lexical_coverage(
+        ["what changed in version 3.4?"],
+        {"what changed in version 3.4?": hits},
+        corpus_stats(CORPUS),
+    )
+    foreign = lexical_coverage(
+        ["does the API support GraphQL?"],
+        {"does the API support GraphQL?": hits},
+        corpus_stats(CORPUS),
+    )
+    assert covered >= 0.5 > foreign  # "GraphQL", in no chunk, weighs the most
+    assert not should_abstain(
+        hits, min_dense_score=0.35, coverage=lambda: covered, min_coverage=0.5
+    )
+    assert should_abstain(hits, min_dense_score=0.35, coverage=lambda: foreign, min_coverage=0.5)
+    assert should_abstain(hits, min_dense_score=0.35)  # no coverage: the cosine decides
+    assert should_abstain([], min_dense_score=0.0)
+
+
+def test_the_evidence_is_the_question_s_own_ranking() -> None:
+    """The history phrasing's hits (a close match for the earlier turns) are not evidence."""
+    own = [hit("Cloud Connect runs in six regions.", 0.2, 1)]
+    context = [hit(RELEASE, 0.7, 2)]
+    per_query = {"capital of France?": own, "capital of France? what regions?": context}
+    found = evidence_hits(own + context, per_query, ["capital of France?"])
+    assert found == own
+    assert should_abstain(found, min_dense_score=0.35)
+    assert evidence_hits(context, {}, ["capital of France?"]) == context  # no rankings at hand
