@@ -392,8 +392,13 @@ def _is_antecedent(
 def _cut(
     text: str, run: list[Token], prep: str | None, det: bool, initial: set[int]
 ) -> list[Phrase]:
-    """Runs longer than MAX_PHRASE_WORDS are cut into pieces of that size."""
-    pieces = [run[i : i + C.MAX_PHRASE_WORDS] for i in range(0, len(run), C.MAX_PHRASE_WORDS)]
+    """Runs longer than MAX_PHRASE_WORDS are cut into pieces of that size, except a pair of
+    names joined by "and"/"or" whose sides each fit ("Kestrel Edge K3 and Kestrel Edge K7"
+    had been cut into "Kestrel Edge K3 and Kestrel" and "Edge K7")."""
+    if _fitting_pair(run):
+        pieces = [run]
+    else:
+        pieces = [run[i : i + C.MAX_PHRASE_WORDS] for i in range(0, len(run), C.MAX_PHRASE_WORDS)]
     out = []
     for n, piece in enumerate(pieces):
         stems = tuple(stem(t.text) for t in piece if norm(t.text) not in _JOINERS)
@@ -412,6 +417,16 @@ def _cut(
             )
         )
     return out
+
+
+def _fitting_pair(run: list[Token]) -> bool:
+    joins = [i for i, t in enumerate(run) if t.low in ("and", "&")]
+    return (
+        len(run) > C.MAX_PHRASE_WORDS
+        and len(joins) == 1
+        and 0 < joins[0] <= C.MAX_PHRASE_WORDS
+        and len(run) - joins[0] - 1 <= C.MAX_PHRASE_WORDS
+    )
 
 
 def sentences(text: str) -> list[str]:

@@ -818,3 +818,27 @@ def test_needs_is_a_verb() -> None:
     found = [p.text for p in phrases("When a Cloud Connect incident needs more support, escalate.")]
     assert "Cloud Connect incident" in found
     assert not any("needs" in f for f in found)
+
+
+def test_a_pair_of_long_names_is_one_phrase() -> None:
+    """ "do they need any special settings?" after "and the Kestrel ones?" bound "they" to
+    "Kestrel Edge K3 and Kestrel": the coordination was cut at five words."""
+    found = [
+        p.text for p in phrases("does Kestrel Edge K3 and Kestrel Edge K7 by Cloud Connect need?")
+    ]
+    assert "Kestrel Edge K3 and Kestrel Edge K7" in found
+    # a run that is no pair of names is still cut at five words
+    assert all(
+        len(p.split()) <= 5
+        for p in [x.text for x in phrases("Global Cloud Edge Router Manager Console Settings Page")]
+    )
+    history = [
+        *NR_ROUTERS,
+        U("and the Kestrel ones?"),
+        A(
+            "The Kestrel Edge K3 needs DPD set to 30 seconds. [1]\n- Kestrel Edge K3: firmware "
+            "2.8 or later. [2]\n- Kestrel Edge K7: firmware 3.1 or later. [2]"
+        ),
+    ]
+    res = resolve("do they need any special settings?", history)
+    assert res.bindings.get("they") == "Kestrel Edge K3 and Kestrel Edge K7"
