@@ -393,8 +393,8 @@ def _cut(
     text: str, run: list[Token], prep: str | None, det: bool, initial: set[int]
 ) -> list[Phrase]:
     """Runs longer than MAX_PHRASE_WORDS are cut into pieces of that size, except a pair of
-    names joined by "and"/"or" whose sides each fit ("Kestrel Edge K3 and Kestrel Edge K7"
-    had been cut into "Kestrel Edge K3 and Kestrel" and "Edge K7")."""
+    names joined by "and" whose sides each fit ("Kestrel Edge K3 and Kestrel Edge K7" had
+    been cut into "Kestrel Edge K3 and Kestrel" and "Edge K7")."""
     if _fitting_pair(run):
         pieces = [run]
     else:
@@ -420,6 +420,7 @@ def _cut(
 
 
 def _fitting_pair(run: list[Token]) -> bool:
+    """A long run that is two phrases joined by one "and", each short enough to keep."""
     joins = [i for i, t in enumerate(run) if t.low in ("and", "&")]
     return (
         len(run) > C.MAX_PHRASE_WORDS
