@@ -281,3 +281,34 @@ def test_a_section_about_the_subject_counts_for_the_answer_kind() -> None:
         "how fast do enterprise escalations respond?", [Hit(chunk=chunk, score=1.0, rank=1)]
     )
     assert any("1 hour" in e.sentence for e in found)
+
+
+_QUOTE_NEAR_TIE = """
+import json, sys
+from tellmemore.answer.extractive import best_sentences
+from tellmemore.testing.conformance import make_chunk
+from tellmemore.types import Hit
+case = json.load(open(sys.argv[1]))
+texts = enumerate(case["passages"])
+hits = [Hit(chunk=make_chunk(str(i), t), score=1.0, rank=i + 1) for i, t in texts]
+print(json.dumps([e.sentence for e in best_sentences(case["query"], hits)]))
+"""
+
+
+def test_the_quoted_sentences_do_not_depend_on_the_hash_seed() -> None:
+    """Scores were float sums over sets of words, in an order set by PYTHONHASHSEED: on this
+    MTRAG turn two sentences sit a rounding error apart, and another process quoted the
+    other one (bench/extractive_answers.py moved between runs)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    case = Path(__file__).parent / "data" / "extractive_near_tie.json"
+    answers = set()
+    for seed in ("1", "2", "3", "4", "5", "6"):
+        run = subprocess.run(
+            [sys.executable, "-c", _QUOTE_NEAR_TIE, str(case)],
+            capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": seed, "PATH": ""},
+        )  # fmt: skip
+        answers.add(run.stdout)
+    assert len(answers) == 1

@@ -54,10 +54,10 @@ def lexical_coverage(
         return 0.0
     best = 0.0
     for q in queries:
-        wanted = {stem(w) for w in content_words(q)}
+        wanted = sorted({stem(w) for w in content_words(q)})  # sorted: sums in a fixed order
         if not wanted:
             continue
-        stats = term_stats(sorted(wanted))
+        stats = term_stats(wanted)
         idf = {w: stats.idf(w) for w in wanted}
         total = sum(idf.values()) or 1.0
         for hit in per_query.get(q.strip(), ())[:COVERAGE_HITS]:

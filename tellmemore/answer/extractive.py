@@ -277,10 +277,12 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
     header_terms = [set(terms(h.chunk.header)) for h in hits[:MAX_CHUNKS]]
     for hi, si, sentence, toks in candidates:
         overlap = q_terms.intersection(toks)
-        lexical = sum(math.log(1 + n / df[t]) for t in overlap)
+        # sorted: a float sum in set order would depend on the process's string hash seed,
+        # and a near-tie at RELATIVE_FLOOR could then quote other sentences on another run
+        lexical = sum(math.log(1 + n / df[t]) for t in sorted(overlap))
         # A sentence is also about its chunk's subject ("... > Enterprise tier"), at a discount.
         inherited = (q_terms & header_terms[hi]) - overlap
-        lexical += HEADER_WEIGHT * sum(math.log(1 + n / max(df[t], 1)) for t in inherited)
+        lexical += HEADER_WEIGHT * sum(math.log(1 + n / max(df[t], 1)) for t in sorted(inherited))
         prior = 1.0 / (1 + hi)
         if kind is not None and (overlap or inherited) and holds(sentence, kind):
             lexical += ANSWER_TYPE_WEIGHT  # "within how long?": the sentence with a duration
