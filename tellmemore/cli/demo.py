@@ -3,8 +3,8 @@
 For every turn it prints the decision, the resolution, and where the right
 passage ranks when the message is searched as typed versus as resolved, in the
 spirit of seed 001's expected output. The turns cover first questions,
-follow-ups, an ambiguous follow-up and its clarification, a topic switch and
-small talk.
+follow-ups, an ambiguous follow-up and its clarification, a topic switch, small
+talk, and a question the documents do not cover, asked mid-conversation.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ SCRIPT: tuple[DemoTurn, ...] = (
     DemoTurn("My tyre went flat during a ride.", "bike-rental/policy.md", "flat"),
     DemoTurn("Do I pay for the other one?", "bike-rental/policy.md", "flat"),
     DemoTurn("can you make that shorter?"),
+    # out of scope mid-conversation: the history phrasing alone matches the bike policy
+    DemoTurn("what is the capital of France?"),
 )
 
 
@@ -56,7 +58,8 @@ def demo_command(
     quiet: Annotated[bool, typer.Option("--quiet", help="Only the summary table.")] = False,
 ) -> None:
     """Ingest the sample docs and play a scripted conversation: follow-ups, an ambiguous
-    follow-up, a topic switch and small talk, with raw-vs-resolved retrieval ranks."""
+    follow-up, a topic switch, small talk and an out-of-scope question, with raw-vs-resolved
+    retrieval ranks."""
     from tellmemore.ingest import sample_corpus_path
 
     assistant = open_assistant(project)
@@ -92,9 +95,14 @@ def demo_command(
             query = answer.standalone_query if answer.decision.value == "retrieve" else None
             if answer.clarification:
                 query = f"(asks: {answer.clarification})"
+            decision = answer.decision.value
+            if answer.clarification:
+                decision = "clarify"
+            elif answer.abstained:
+                decision = "abstain"
             summary.add_row(
                 turn.message,
-                "clarify" if answer.clarification else answer.decision.value,
+                decision,
                 query or "(no retrieval)",
                 raw_rank,
                 resolved_rank,
