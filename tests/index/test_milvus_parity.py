@@ -102,3 +102,15 @@ def test_same_conversation(both) -> None:  # type: ignore[no-untyped-def]
         )
     assert answers[0] == answers[1]
     assert "10:00 to 16:00" in answers[1][1][1]
+
+
+def test_same_abstentions(both) -> None:  # type: ignore[no-untyped-def]
+    """The two abstention signals read each engine's own hits and term statistics."""
+    flags = []
+    for assistant in both:
+        chat = assistant.session()
+        chat.ask("What are the shop opening hours?")
+        elsewhere = chat.ask("what is the capital of France?")  # low cosine, no words held
+        covered = assistant.session().ask("what changed in version 3.4?")  # low cosine, words
+        flags.append((elsewhere.abstained, covered.abstained))
+    assert flags == [(True, False), (True, False)]
