@@ -122,7 +122,10 @@ class TurnRunner:
 
         t_resolve = time.perf_counter()
         # Typos are fixed for the search only; search_phrasings adds the message as typed.
-        searched, _ = correct_spelling(message, self.retriever.index.term_stats)
+        # A clarification reply searches its forced query: nothing to fix.
+        searched = message
+        if req.forced_query is None:
+            searched, _ = correct_spelling(message, self.retriever.index.term_stats)
         resolution, gate_reason = self._resolve(searched, history, req)
         resolve_ms = _ms(t_resolve)
         yield ResolutionEvent(Decision.RETRIEVE, gate_reason, resolution)

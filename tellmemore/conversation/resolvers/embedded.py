@@ -162,6 +162,8 @@ class _Run:
         """The previous user question (its turn, its text), once looked up."""
         self._prev_res: tuple[_Run, Resolution] | bool | None = False
         """The previous question resolved over the history before it, once."""
+        self._prev_parts: tuple[list[Referent], Ellipsis | None] | None = None
+        """The previous question's referents and ellipsis, once read."""
         self._inner: tuple[str, int, int] | None = None
         """(message, end of its first name or distinctive phrase, end of its first noun
         phrase): pronouns after them may point inside the message."""
@@ -480,9 +482,9 @@ class _Run:
         if previous is None:
             return None
         prev = previous[1]
-        sources = [r for r in find_referents(prev) if _chain_source(r)]
+        prev_refs, ellipsis = self._previous_parts()
+        sources = [r for r in prev_refs if _chain_source(r)]
         refs = {r.text.lower() for r in sources}
-        ellipsis = find_ellipsis(prev)
         if ellipsis is not None and (ellipsis.kind != EllipsisKind.SUBJECT or refs):
             ellipsis = None
         if not refs and ellipsis is None:
@@ -786,6 +788,15 @@ class _Run:
             self._prev = (idx, text) if idx is not None and text else None
         return self._prev
 
+    def _previous_parts(self) -> tuple[list[Referent], Ellipsis | None]:
+        """The previous question's referents and ellipsis, read once per run (the chained
+        pronoun, the scope and the swapped-out subject all ask)."""
+        if self._prev_parts is None:
+            previous = self._previous()
+            text = previous[1] if previous is not None else ""
+            self._prev_parts = (find_referents(text), find_ellipsis(text)) if text else ([], None)
+        return self._prev_parts
+
     def _previous_resolved(self) -> tuple[_Run, Resolution] | None:
         """The previous question resolved over the history before it (a sub-run), once per
         run: ellipses, chained pronouns and "they both" all read it."""
@@ -806,7 +817,8 @@ class _Run:
         if previous is None:
             return -1
         idx, text = previous
-        if find_referents(text) or find_ellipsis(text) is not None:
+        refs, ellipsis = self._previous_parts()
+        if refs or ellipsis is not None:
             return -1
         verdict = gate(text, self.history[:idx], salience=self.salience)
         return -1 if verdict.needs_resolution else idx
@@ -816,7 +828,7 @@ class _Run:
         Cloud Connect?" after a question on Status Page left Status Page behind, and the
         next "what does it cost?" must not bind it or carry it as scope."""
         previous = self._previous()
-        if previous is None or find_ellipsis(previous[1]) is None:
+        if previous is None or self._previous_parts()[1] is None:
             return set()  # no ellipsis, nothing swapped: and no sub-run on the hot path
         resolved = self._previous_resolved()
         if resolved is None or resolved[1].ambiguous:
