@@ -16,6 +16,7 @@ from tellmemore.conversation.referents import ORDINAL_HEADS, Referent, ReferentK
 from tellmemore.conversation.text import (
     FUNCTION_WORDS,
     RELATIONAL_NOUNS,
+    TIME_WORDS,
     content_words,
     looks_plural,
     norm,
@@ -93,20 +94,10 @@ def splice_modifier(base: str, fragment: str) -> str | None:
     return f"{core} {fragment}{end or '?'}"
 
 
-_TIME_WORDS = frozenset(
-    """
-        weekday weekdays weekend weekends holiday holidays today tomorrow tonight morning
-        mornings afternoon afternoons evening evenings night nights monday mondays tuesday
-        tuesdays wednesday wednesdays thursday thursdays friday fridays saturday saturdays
-        sunday sundays christmas easter summer winter spring autumn daytime
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
-
-
 def _is_time(phrase: str) -> bool:
     """ "on weekdays", "on public holidays": a time qualifier, which a new time qualifier
     replaces; "on status page incidents" is the subject, which it qualifies."""
-    return any(t.low in _TIME_WORDS for t in tokenize(phrase))
+    return any(t.low in TIME_WORDS for t in tokenize(phrase))
 
 
 def substitute_subject(

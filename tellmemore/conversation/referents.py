@@ -17,6 +17,7 @@ from tellmemore.conversation.text import (
     AUXILIARIES,
     COMMON_VERBS,
     FUNCTION_WORDS,
+    TIME_WORDS,
     Token,
     tokenize,
 )
@@ -115,12 +116,7 @@ _DUMMY_IT_NEXT = frozenset(
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """"is it possible to ...", "if it rains": the dummy "it" points at nothing."""
-_TIME_IT = frozenset(
-    """
-        weekend weekends weekday holiday holidays night midnight morning evening afternoon
-        noon late early monday tuesday wednesday thursday friday saturday sunday christmas
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_TIME_IT = TIME_WORDS | {"late", "early", "midnight", "noon"}
 """"what if it's a weekend?", "it is Sunday": the time "it" says, no thing."""
 _RAISING = frozenset({"seems", "seemed", "appears", "appeared"})
 """"It seems NASA has ...": dummy unless "to" follows ("it seems to work": the thing)."""

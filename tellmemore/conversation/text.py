@@ -243,3 +243,15 @@ def _opens_sentence(text: str, start: int, found: str) -> bool:
     if sum(c.isupper() for c in found) != 1 or not found[:1].isupper():
         return False
     return _SENTENCE_START.search(text[max(0, start - 8) : start]) is not None
+
+
+TIME_WORDS = frozenset(
+    """
+        weekday weekdays weekend weekends holiday holidays today tomorrow tonight morning
+        mornings afternoon afternoons evening evenings night nights monday mondays tuesday
+        tuesdays wednesday wednesdays thursday thursdays friday fridays saturday saturdays
+        sunday sundays christmas easter summer winter spring autumn daytime
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Days, parts of the day, seasons: a qualifier "on weekends" adds to a question, and the
+"it" of "it's a weekend" points at no thing."""
