@@ -71,6 +71,7 @@ from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.conversation.text import (
     FUNCTION_WORDS,
     GENERIC_NOUNS,
+    MONTHS,
     RELATIONAL_NOUNS,
     content_words,
     looks_plural,
@@ -1114,11 +1115,6 @@ _UNIT = re.compile(
     r"|hrs?|days?|weeks?|months?|years?|dollars?|euros?|%)$"
 )
 """A unit after a number ("10 Gbit/s", "30 minutes"): with it, a measure, no thing."""
-_MONTHS = frozenset(
-    """january february march april may june july august september october november december
-    jan feb mar apr jun jul aug sep sept oct nov dec""".split()  # noqa: SIM905
-)
-"""A month beside a number ("1 January 2026", "March 3"): with it, a date, no thing."""
 
 
 def _can_be_pointed_at(c: Candidate) -> bool:
@@ -1128,7 +1124,7 @@ def _can_be_pointed_at(c: Candidate) -> bool:
     dated = any(ch.isdigit() for ch in c.phrase.text)
     if all(
         any(ch.isdigit() for ch in w)
-        or (dated and w.lower().rstrip(".,") in _MONTHS)
+        or (dated and w.lower().rstrip(".,") in MONTHS)  # "1 January 2026": a date
         or (w.isupper() and len(w) <= 2)
         or w.lower() in _QUANTITY_WORDS
         or (i > 0 and _UNIT.match(w.lower()) is not None and words[i - 1][:1].isdigit())
