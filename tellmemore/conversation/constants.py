@@ -68,13 +68,13 @@ READ_TURNS = 12
 read as their option): the selector's last 4 user turns and 2 answers, the candidate
 window and the ellipsis chain all lie within them."""
 ELLIPSIS_DEPTH = 3
+"""How many chained ellipses ("and on holidays?" after "and on Sundays?") are unwound."""
 PP_FRAGMENT_WORDS = 5
+"""A message of at most this many words that opens with a preposition and has no verb
+("for kids too?") qualifies the previous question."""
 COMPARE_WORDS = 6
 """A "which is better ...?" of at most this many words after "which" compares the
 alternatives just discussed."""
-"""A message of at most this many words that opens with a preposition and has no verb
-("for kids too?") qualifies the previous question."""
-"""How many chained ellipses ("and on holidays?" after "and on Sundays?") are unwound."""
 
 # --- phrasings searched (conversation/phrasings.py) -----------------------------------
 MESSAGE_WEIGHT = 1.0
