@@ -173,6 +173,31 @@ def test_training_measures_binding_as_the_eval_does() -> None:
     assert got["probes"] == 1
 
 
+def test_the_frontier_reports_what_the_binding_target_asks_of_the_selector() -> None:
+    """Turn AUC, recall within the probe budget, and the two oracle bounds, on two turns
+    the human carried into and one probe, where the model ranks the probe highest."""
+    train = _training_module()
+    feature = FEATURES.index("in_last_user")
+
+    def turn(task: str, score: float, new: list[set[str]], labels: list[float], expected):
+        x = np.zeros((len(new), len(FEATURES)))
+        x[:, feature] = score
+        return train.TurnRows("d", task, x, np.array(labels), new, expected, set(expected))
+
+    rows = [
+        turn("a", 0.6, [{"pass"}], [1.0], {"pass"}),
+        turn("b", 0.2, [{"bike"}], [0.0], {"price"}),  # the human took "price" elsewhere
+        turn("probe", 0.9, [{"shop"}], [0.0], set()),
+    ]
+    got = train.frontier(rows, _model(in_last_user=10.0, bias=-5.0))
+    assert got["turn_auc"] == pytest.approx(0.0)  # the probe outranks both carried turns
+    assert got["recall_at_probe_05"] == pytest.approx(0.0)  # only "shop" fits the budget
+    assert got["top_recall"] == pytest.approx(0.5)
+    assert got["probe_at_top_recall"] == pytest.approx(1.0)
+    assert got["perfect_turns"] == pytest.approx(0.5)  # "pass" yes, "bike" is no "price"
+    assert got["perfect_phrases"] == pytest.approx(0.5)
+
+
 def test_only_the_first_and_latest_user_turns_offer_candidates() -> None:
     """A long session costs no more than a short one: turns in between are not read."""
     history = []
