@@ -94,6 +94,25 @@ def splice_modifier(base: str, fragment: str) -> str | None:
     return f"{core} {fragment}{end or '?'}"
 
 
+_IN_TIMES = frozenset(
+    """
+        morning mornings afternoon afternoons evening evenings summer winter spring autumn
+        daytime
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+_BARE_TIMES = frozenset({"today", "tomorrow", "tonight"})
+
+
+def time_qualifier(fragment: str) -> str:
+    """A bare time as a qualifier: "Sundays" -> "on Sundays", "the evening" -> "in the
+    evening", "night" -> "at night"; "tomorrow" needs no preposition."""
+    last = tokenize(fragment)[-1].low if tokenize(fragment) else ""
+    if last in _BARE_TIMES:
+        return fragment
+    prep = "in" if last in _IN_TIMES else "at" if last in ("night", "nights") else "on"
+    return f"{prep} {fragment}"
+
+
 def _is_time(phrase: str) -> bool:
     """ "on weekdays", "on public holidays": a time qualifier, which a new time qualifier
     replaces; "on status page incidents" is the subject, which it qualifies."""

@@ -530,7 +530,25 @@ def _fragment_kind(fragment: str) -> EllipsisKind:
         return EllipsisKind.MODIFIER
     if all(t.low.endswith("ally") for t in toks):
         return EllipsisKind.MODIFIER  # "I mean historically": how the question is asked
+    if is_bare_time(fragment):
+        return EllipsisKind.MODIFIER  # "what about Sundays?": when, not what
     return EllipsisKind.SUBJECT
+
+
+_TIME_MODIFIERS = frozenset({"the", "a", "public", "bank", "national", "school", "every"})
+"""Words that may come before a time word in a bare time fragment ("public holidays")."""
+
+
+def is_bare_time(fragment: str) -> bool:
+    """ "Sundays", "the weekend", "public holidays": a time with no preposition, which
+    qualifies the previous question ("... opening hours on Sundays?") rather than replacing
+    its subject ("what are the Sundays?")."""
+    toks = tokenize(fragment)
+    return (
+        0 < len(toks) <= 3
+        and toks[-1].low in TIME_WORDS
+        and all(t.low in TIME_WORDS or t.low in _TIME_MODIFIERS for t in toks[:-1])
+    )
 
 
 _QUESTION_START = frozenset(

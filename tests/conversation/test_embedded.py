@@ -276,6 +276,37 @@ def test_only_the_turns_the_resolver_reads_are_prepared() -> None:
     assert out[-1].content == "see"
 
 
+@pytest.mark.parametrize(
+    ("message", "query"),
+    [
+        ("what about Sundays?", "what are the shop opening hours on Sundays?"),
+        ("and public holidays?", "what are the shop opening hours on public holidays?"),
+        ("what about the evening?", "what are the shop opening hours in the evening?"),
+        ("and tomorrow?", "what are the shop opening hours tomorrow?"),
+    ],
+)
+def test_a_bare_time_qualifies_the_previous_question(message: str, query: str) -> None:
+    """ "what about Sundays?" asks when, not what: not "what are the Sundays?"."""
+    history = [
+        U("what are the shop opening hours?"),
+        A("Monday to Friday 07:00 to 20:00, Saturday and Sunday 09:00 to 18:00."),
+    ]
+    res = resolve(message, history)
+    assert res.query == query
+    assert list(res.bindings.values()) == ["what are the shop opening hours?"]
+
+
+def test_a_new_time_replaces_the_time_of_the_previous_question() -> None:
+    history = [
+        U("what are the shop opening hours?"),
+        A("Monday to Friday 07:00 to 20:00, Saturday and Sunday 09:00 to 18:00."),
+        U("what about Sundays?"),
+        A("Saturday and Sunday 09:00 to 18:00."),
+    ]
+    res = resolve("and on public holidays?", history)
+    assert res.query == "what are the shop opening hours on public holidays?"
+
+
 def test_a_bare_qualifier_qualifies_the_previous_question() -> None:
     history = [U("are helmets free?"), A("Helmets are free to borrow at every shop.")]
     res = resolve("for kids too?", history)

@@ -47,6 +47,7 @@ from tellmemore.conversation.compose import (
     splice,
     splice_modifier,
     substitute_subject,
+    time_qualifier,
 )
 from tellmemore.conversation.decide import decide
 from tellmemore.conversation.definites import find_definite, spliced
@@ -61,6 +62,7 @@ from tellmemore.conversation.referents import (
     ReferentKind,
     find_ellipsis,
     find_referents,
+    is_bare_time,
     no_answer_complaint,
     still_true,
 )
@@ -757,6 +759,8 @@ class _Run:
         previous, base = prev
         fragment = ellipsis.fragment
         if ellipsis.kind == EllipsisKind.MODIFIER:
+            if is_bare_time(fragment):
+                fragment = time_qualifier(fragment)
             query = splice_modifier(base, fragment)
         else:
             varied = _varied(previous) or self._sibling_in(base, fragment)
