@@ -64,7 +64,12 @@ def _step(item: str) -> Phrase | None:
 
 
 def _label(item: str) -> Phrase | None:
-    """ "Standard: routes to the on-call queue" -> "Standard"; else the item's first phrase."""
+    """ "Standard: routes to the on-call queue" -> "Standard"; a quoted table row ("Plan:
+    Pro; Price per month: $299; ...") by its first value, "Pro", not its column "Plan";
+    else the item's first phrase."""
+    row = _ROW.match(item)
+    if row is not None:
+        return _value(row.group(2))
     head = re.split(r"\s*(?::|\s[-–—]\s)\s*", item, maxsplit=1)[0]
     if head != item and 0 < len(tokenize(head)) <= C.MAX_LABEL_WORDS:
         ps = phrases(head)

@@ -75,6 +75,16 @@ def test_table_rows_quoted_one_a_line_are_named_by_their_first_column() -> None:
     assert [p.text for p in list_items(answer)] == ["Starter", "Pro"]
 
 
+def test_a_lone_table_row_among_other_bullets_is_named_by_its_first_value() -> None:
+    """ "how much is that one?" after this answer is about Pro, not about "Plan"."""
+    answer = (
+        "Pro costs $299 per month.\n"
+        "- Plan: Pro; Plan code: CC-PRO-2026; Price per month: $299.\n"
+        "- Upgrades take effect immediately."
+    )
+    assert [p.text for p in list_items(answer)] == ["Pro", "Upgrades"]
+
+
 def test_column_labels_are_read_from_quoted_table_rows_only() -> None:
     from tellmemore.conversation.lists import column_labels
 
