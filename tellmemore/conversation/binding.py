@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tellmemore.conversation import constants as C
+from tellmemore.conversation.preamble import without_preamble
 from tellmemore.conversation.referents import Referent
 from tellmemore.conversation.text import (
     AUXILIARIES,
@@ -468,7 +469,7 @@ def collect_candidates(
             recency = C.RECENCY_DECAY**age if in_window else 0.0
             if i == first_user:
                 recency = max(recency, C.FIRST_TURN_WEIGHT)
-            for p in phrases(turn.content):
+            for p in phrases(without_preamble(turn.content)):  # "switching topics" is none
                 add(p, i, "user", recency)
         elif i == last_asst:
             text = " ".join(sentences(turn.content)[: C.ASSISTANT_SENTENCES])

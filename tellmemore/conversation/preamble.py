@@ -16,11 +16,18 @@ from dataclasses import dataclass
 from tellmemore.conversation.text import COMMON_VERBS, FUNCTION_WORDS, tokenize
 
 _SWITCH = re.compile(
-    r"(?:by the way|btw|(?:and )?changing (?:a (?:little )?bit (?:of )?)?(?:the )?"
-    r"(?:subject|topic)|on (?:an)?other note)\s*[,:;.!-]+\s*",
+    r"(?:by the way|btw|(?:and )?(?:changing|switching) (?:a (?:little )?bit (?:of )?)?"
+    r"(?:the )?(?:subjects?|topics?)|(?:on )?(?:an)?other (?:note|topic|subject)"
+    r"|(?:on )?a (?:different|new|separate) (?:note|topic|subject)|new (?:topic|subject)"
+    r"|unrelated(?: question)?|never ?mind|forget (?:about )?(?:that|it)|moving on)\s*[,:;.!-]+\s*",
     re.IGNORECASE,
 )
 """A marker that the user turns to something else."""
+_INTERJECTION = re.compile(
+    r"(?:ok(?:ay)?|alright|all right|right|well|so|hmm+|great|thanks)\s*[,:;.!-]+\s*(?=\S)",
+    re.IGNORECASE,
+)
+"""A word that opens a preamble before its marker: "ok, switching topics: ..."."""
 _ANOTHER = re.compile(
     r"(?:one (?:last|more|other) (?:thing|question)|another (?:thing|question))\s*[,:;.!-]+\s*",
     re.IGNORECASE,
@@ -62,11 +69,13 @@ def split_preamble(message: str) -> Preamble | None:
     start = pos = len(message) - len(message.lstrip())
     switches = False
     for _ in range(3):  # "Great! One last thing, where ...": a reaction, then a marker
-        switch = _SWITCH.match(message, pos)
+        interjection = _INTERJECTION.match(message, pos)
+        after = interjection.end() if interjection is not None else pos
+        switch = _SWITCH.match(message, after) or _SWITCH.match(message, pos)
         if switch is not None:
             pos, switches = switch.end(), True
             continue
-        another = _ANOTHER.match(message, pos)
+        another = _ANOTHER.match(message, after) or _ANOTHER.match(message, pos)
         if another is not None:
             pos = another.end()
             continue

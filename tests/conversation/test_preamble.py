@@ -37,6 +37,18 @@ from .histories import A, U, corpus_stats
         ),
         ("I see. What a terrible war it was!", "What a terrible war it was!", False),
         ("Great...what does the monthly pass cost?", "what does the monthly pass cost?", False),
+        (
+            "ok, switching topics: what does the Pro plan include?",
+            "what does the Pro plan include?",
+            True,
+        ),
+        (
+            "never mind, how do I reset my console password?",
+            "how do I reset my console password?",
+            True,
+        ),
+        ("On a different note, is there a student discount?", "is there a student discount?", True),
+        ("Unrelated question: do you sell helmets?", "do you sell helmets?", True),
     ],
 )
 def test_the_preamble_is_split_from_the_question(message: str, rest: str, switches: bool) -> None:
@@ -75,6 +87,27 @@ def test_a_switch_marker_carries_no_topic() -> None:
     res = resolve("By the way, how do I pay?")
     assert res.query == "how do I pay?"
     assert not res.bindings
+
+
+def test_never_mind_carries_no_topic() -> None:
+    res = resolve("never mind, how do I reset my password?")
+    assert res.query == "how do I reset my password?"
+    assert not res.bindings
+
+
+def test_a_switch_marker_is_no_antecedent_later() -> None:
+    """ "how much is that one?" after "ok, switching topics: what does the Pro plan
+    include?" points at the plan, never at "switching topics"."""
+    history = [
+        *RENTAL,
+        U("ok, switching topics: what does the Pro plan include?"),
+        A("Pro includes ten sites and five cloud links."),
+    ]
+    res = EmbeddedResolver().resolve(
+        "how much is that one?", history, ResolveContext(term_stats=corpus_stats())
+    )
+    assert "topic" not in res.query.lower()
+    assert "switching" not in " ".join(res.bindings.values()).lower()
 
 
 def test_a_pronoun_after_a_switch_marker_still_points_back() -> None:
