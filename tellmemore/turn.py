@@ -22,7 +22,7 @@ from tellmemore.answer.stream import (
     ResolutionEvent,
 )
 from tellmemore.config import Settings
-from tellmemore.conversation.decide import decide
+from tellmemore.conversation.decide import decide, small_talk_kind
 from tellmemore.conversation.gate import gate
 from tellmemore.conversation.phrasings import Phrasings, search_phrasings
 from tellmemore.conversation.preamble import without_preamble
@@ -50,6 +50,7 @@ SMALL_TALK_REPLIES = {
     "thanks": "You're welcome! Ask me anything else about the documents.",
     "bye": "Goodbye!",
     "hello": "Hello! Ask me a question about the documents and I'll answer with sources.",
+    "ok": "Ask me anything else about the documents.",
 }
 CUT_NOTICE = "\n\n[The generated answer was cut off. From the sources:] "
 """Joins a generated answer whose stream broke to the extractive answer that completes it."""
@@ -311,12 +312,7 @@ class TurnRunner:
         self, decision: Decision, message: str, history: list[Turn], deadline: float | None
     ) -> str:
         if decision is Decision.SMALL_TALK:
-            lowered = message.lower()
-            if any(w in lowered for w in ("thank", "cheers", "great", "perfect")):
-                return SMALL_TALK_REPLIES["thanks"]
-            if any(w in lowered for w in ("bye", "see you", "later")):
-                return SMALL_TALK_REPLIES["bye"]
-            return SMALL_TALK_REPLIES["hello"]
+            return SMALL_TALK_REPLIES[small_talk_kind(message)]
         last = next((t.content for t in reversed(history) if t.role == "assistant"), "")
         if self.llm is not None and last:
             try:

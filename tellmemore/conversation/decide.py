@@ -20,15 +20,22 @@ SMALL_TALK = frozenset(
         hello hi hey hiya howdy greetings yo morning afternoon evening night good thanks
         thank thx ty cheers appreciated appreciate great cool nice awesome perfect
         excellent wonderful brilliant lovely fine ok okay k alright got bye goodbye cya
-        later see welcome helpful
+        later see welcome helpful understood sure noted gotcha
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Words that make a message small talk on their own."""
 
+_THANKS = frozenset("thanks thank thx ty cheers appreciated appreciate".split())  # noqa: SIM905
+_FAREWELLS = frozenset("bye goodbye cya later".split())  # noqa: SIM905
+_GREETINGS = frozenset(
+    "hello hi hey hiya howdy greetings yo morning afternoon evening".split()  # noqa: SIM905
+)
+
 SMALL_TALK_FILLER = frozenset(
     """
         a an the so very much lot lots for that this it you your all again and too
-        really indeed just well oh ah that's it's is was have nice day soon see u
+        really indeed just well oh ah that's it's is was have nice day soon see u there
+        everyone folks i
         """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Function words allowed around small talk ("thanks a lot", "thank you so much").
@@ -79,6 +86,19 @@ def decide(message: str, history: Sequence[Turn]) -> DecideResult:
     if _about_last_answer(ws, history):
         return DecideResult(Decision.ABOUT_LAST_ANSWER, "about the last answer")
     return DecideResult(Decision.RETRIEVE, "retrieve")
+
+
+def small_talk_kind(message: str) -> str:
+    """What small talk says: "thanks", "bye", "hello", or "ok" for an acknowledgement
+    ("ok", "got it", "I see"), which is no greeting."""
+    ws = set(words(message.lower()))
+    if ws & _THANKS:
+        return "thanks"
+    if ws & _FAREWELLS or "see you" in message.lower():
+        return "bye"
+    if ws & _GREETINGS:
+        return "hello"
+    return "ok"
 
 
 def _is_small_talk(ws: list[str]) -> bool:

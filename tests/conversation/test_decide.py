@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tellmemore.conversation.decide import decide
+from tellmemore.conversation.decide import decide, small_talk_kind
 from tellmemore.types import Decision
 
 from .histories import A, U
@@ -21,6 +21,10 @@ PRIOR = [U("How do refunds work?"), A("Refunds are paid within 14 days to the or
         ("ok thanks", Decision.SMALL_TALK),
         ("thank you so much", Decision.SMALL_TALK),
         ("bye", Decision.SMALL_TALK),
+        ("hi there", Decision.SMALL_TALK),
+        ("ok", Decision.SMALL_TALK),
+        ("I see", Decision.SMALL_TALK),
+        ("got it, thanks", Decision.SMALL_TALK),
         ("Can you make that shorter?", Decision.ABOUT_LAST_ANSWER),
         ("rephrase that", Decision.ABOUT_LAST_ANSWER),
         ("summarise your answer", Decision.ABOUT_LAST_ANSWER),
@@ -37,6 +41,24 @@ PRIOR = [U("How do refunds work?"), A("Refunds are paid within 14 days to the or
 )
 def test_decide_table(message: str, expected: Decision) -> None:
     assert decide(message, PRIOR).decision is expected
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ("hi there", "hello"),
+        ("good morning", "hello"),
+        ("thanks a lot!", "thanks"),
+        ("ok thanks", "thanks"),
+        ("bye, see you later", "bye"),
+        ("ok", "ok"),
+        ("got it", "ok"),
+        ("great", "ok"),
+    ],
+)
+def test_small_talk_is_answered_in_kind(message: str, kind: str) -> None:
+    """ "ok" is an acknowledgement, not a greeting: no "Hello!" in reply."""
+    assert small_talk_kind(message) == kind
 
 
 def test_edit_request_without_a_previous_answer_retrieves() -> None:
