@@ -35,8 +35,9 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -393,6 +394,31 @@ class _Run:
         )
 
 
+def keep_first_ids(
+    documents: Sequence[Document], stored: dict[str, DocumentRow]
+) -> tuple[Document, ...]:
+    """Each file keeps the id it was first ingested under.
+
+    Ids are relative to the path given to `ingest`: the folder `docs` names a file
+    `product/faq.md`, the file alone `faq.md`. Re-ingesting one edited file must update
+    its document, not add a second copy that retrieval then quotes twice. A file that
+    yields several documents (JSONL: ids of their own) or that two stored documents
+    already share is left as loaded, and so is an id another loaded document holds.
+    """
+    by_source: dict[str, list[str]] = {}
+    for row in stored.values():
+        by_source.setdefault(row.source, []).append(row.doc_id)
+    per_source = Counter(d.source for d in documents)
+    taken = {d.doc_id for d in documents}
+    out: list[Document] = []
+    for doc in documents:
+        first = by_source.get(doc.source, [])
+        if per_source[doc.source] == 1 and len(first) == 1 and first[0] not in taken:
+            doc = replace(doc, doc_id=first[0])
+        out.append(doc)
+    return tuple(out)
+
+
 def _under(path: Path, root: Path) -> bool:
     return path == root or path.is_relative_to(root)
 
@@ -451,6 +477,7 @@ def ingest(
     try:
         loaded = load_sources(sources, max_bytes=max_bytes)
         stored = journal.documents(tenant)
+        loaded = replace(loaded, documents=keep_first_ids(loaded.documents, stored))
         in_flight = journal.in_flight()
         indexed = index.ids(tenant=tenant)
         run = _Run(

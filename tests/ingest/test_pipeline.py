@@ -62,6 +62,30 @@ def test_editing_a_sentence_reembeds_only_that_chunk(project: Project, tmp_path:
     assert len(changed) == 1 and after[changed[0]][0] == "cloud-connect/escalation.md"
 
 
+def test_reingesting_one_file_or_a_subfolder_updates_its_documents_not_copies(
+    project: Project, tmp_path: Path
+) -> None:
+    """The folder names the file cloud-connect/escalation.md, the file alone
+    escalation.md: still one document, updated in place, and no second copy to cite."""
+    corpus = copy_sample(tmp_path / "corpus")
+    project.run(corpus)
+    before = project.snapshot()
+    docs_before = project.state_rows("SELECT doc_id FROM documents ORDER BY doc_id")
+    esc = corpus / "cloud-connect" / "escalation.md"
+    esc.write_text(
+        esc.read_text().replace(
+            "The target first response is 1 hour", "The target first response is 30 minutes"
+        )
+    )
+    report = project.run(esc)
+    assert (report.docs_added, report.docs_updated) == (0, 1)
+    assert report.chunks_embedded == 1 and report.chunks_added == 0
+    folder = project.run(corpus / "cloud-connect")
+    assert folder.docs_added == 0 and folder.chunks_embedded == 0
+    assert project.state_rows("SELECT doc_id FROM documents ORDER BY doc_id") == docs_before
+    assert set(project.snapshot()) == set(before)
+
+
 def test_a_document_that_changes_shape_loses_its_orphans_without_sync(
     project: Project, tmp_path: Path
 ) -> None:
