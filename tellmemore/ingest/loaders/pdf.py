@@ -10,11 +10,30 @@ text layer (scanned pages) is skipped with a reason, not indexed empty.
 from __future__ import annotations
 
 import io
+import logging
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import ClassVar
 
 from tellmemore.errors import LoaderError
 from tellmemore.ingest.loaders.base import Document, LoadResult, Source
+
+
+@contextmanager
+def _quiet_pypdf() -> Iterator[None]:
+    """pypdf reports recoverable defects ("EOF marker not found") both as warnings and
+    through its logger, which Python prints to stderr when the application configured no
+    logging: in the middle of the ingest report. The file's fate is in the report."""
+    logger = logging.getLogger("pypdf")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logger.setLevel(level)
 
 
 def pdf_text(data: bytes, *, where: str) -> tuple[str, str, int]:
@@ -23,8 +42,7 @@ def pdf_text(data: bytes, *, where: str) -> tuple[str, str, int]:
     from pypdf.errors import PdfReadError
 
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # pypdf warns on every recoverable defect
+        with _quiet_pypdf():
             reader = PdfReader(io.BytesIO(data))
             if reader.is_encrypted:
                 try:
