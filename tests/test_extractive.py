@@ -123,6 +123,19 @@ TIERS_TABLE = (
 )
 
 
+def test_a_row_named_in_the_question_is_quoted_before_rows_that_only_mention_it() -> None:
+    """ "Business of Nimbus plans" (after "the second one") asks for the Business row, not
+    the Starter row whose support column says "business days"."""
+    table = (
+        "| Plan | Price per month | Support |\n| --- | --- | --- |\n"
+        "| Starter | USD 9 | email, business days |\n"
+        "| Business | USD 29 | email and chat, business days |\n"
+        "| Enterprise | USD 99 | 24/7 phone |"
+    )
+    found = best_sentences("Business of Nimbus Backup plans", [hit(table)])
+    assert found[0].sentence.startswith("Plan: Business;")
+
+
 @pytest.mark.parametrize(
     ("question", "plan"),
     [

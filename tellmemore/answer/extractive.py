@@ -153,6 +153,8 @@ class Unit:
     """A table row (also an item)."""
     step: bool = False
     """An item of a numbered list (also an item): a procedure's step."""
+    key: str = ""
+    """A table row's first cell, the thing the row is about ("Business")."""
 
 
 def sentences(text: str, header: str | None = None) -> list[str]:
@@ -169,7 +171,7 @@ def units(text: str, header: str | None = None) -> list[Unit]:
     lines = text.splitlines()
     if lines and (lines[0].strip() == header or " > " in lines[0] or lines[0].startswith("#")):
         lines = lines[1:]
-    blocks: list[tuple[str, bool, bool, bool]] = []  # (text, item, table row, numbered)
+    blocks: list[tuple[str, bool, bool, bool, str]] = []  # (text, item, row, numbered, key)
     paragraph: list[str] = []
     table_header: list[str] | None = None
     in_item = False
@@ -178,7 +180,7 @@ def units(text: str, header: str | None = None) -> list[Unit]:
     def flush() -> None:
         nonlocal in_item, numbered
         if paragraph:
-            blocks.append((" ".join(paragraph), in_item, False, in_item and numbered))
+            blocks.append((" ".join(paragraph), in_item, False, in_item and numbered, ""))
             paragraph.clear()
         in_item = numbered = False
 
@@ -205,7 +207,7 @@ def units(text: str, header: str | None = None) -> list[Unit]:
             else:
                 pairs = zip(table_header, cells, strict=False)
                 row = "; ".join(f"{h}: {c}" if h else c for h, c in pairs if c) + "."
-                blocks.append((row, True, True, False))
+                blocks.append((row, True, True, False, cells[0] if cells else ""))
             continue
         if _LIST_ITEM.match(line):
             flush()
@@ -216,9 +218,9 @@ def units(text: str, header: str | None = None) -> list[Unit]:
         paragraph.append(line)
     flush()
     out: list[Unit] = []
-    for block, item, row, step in blocks:
+    for block, item, row, step, key in blocks:
         if item:  # an item is quoted whole, even when it holds two sentences
-            out.append(Unit(block.strip(), True, row=row, step=step))
+            out.append(Unit(block.strip(), True, row=row, step=step, key=key))
             continue
         out.extend(Unit(p.strip()) for p in _SENTENCE_END.split(block) if p.strip())
     return _labelled_runs(out)
@@ -262,24 +264,27 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position)."""
     q_terms = set(terms(query))
     kind = asked_type(query)
-    candidates: list[tuple[int, int, str, list[str]]] = []
+    candidates: list[tuple[int, int, str, list[str], set[str]]] = []
     chunk_units = [units(h.chunk.text, h.chunk.header) for h in hits[:MAX_CHUNKS]]
     for hi, us in enumerate(chunk_units):
         for si, unit in enumerate(us):
-            candidates.append((hi, si, unit.text, terms(unit.text)))
+            candidates.append((hi, si, unit.text, terms(unit.text), set(terms(unit.key))))
     if not candidates:
         return []
     df: Counter[str] = Counter()
-    for *_, toks in candidates:
+    for *_, toks, _key in candidates:
         df.update(set(toks))
     n = len(candidates)
     scored: list[tuple[float, int, int, str]] = []
     header_terms = [set(terms(h.chunk.header)) for h in hits[:MAX_CHUNKS]]
-    for hi, si, sentence, toks in candidates:
+    for hi, si, sentence, toks, key in candidates:
         overlap = q_terms.intersection(toks)
         # sorted: a float sum in set order would depend on the process's string hash seed,
         # and a near-tie at RELATIVE_FLOOR could then quote other sentences on another run
         lexical = sum(math.log(1 + n / df[t]) for t in sorted(overlap))
+        # A row is about its first cell: "Business" in the query picks the Business row,
+        # not the Starter row that mentions "business days".
+        lexical += sum(math.log(1 + n / df[t]) for t in sorted(key & overlap))
         # A sentence is also about its chunk's subject ("... > Enterprise tier"), at a discount.
         inherited = (q_terms & header_terms[hi]) - overlap
         lexical += HEADER_WEIGHT * sum(math.log(1 + n / max(df[t], 1)) for t in sorted(inherited))
@@ -303,7 +308,7 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
             break
         if cand not in chosen and cand[0] >= RELATIVE_FLOOR * top:
             chosen.append(cand)
-    chosen = chosen[:MAX_SENTENCES]
+    chosen = _named_rows_only(chosen, chunk_units, q_terms)[:MAX_SENTENCES]
     chosen.sort(key=lambda s: (s[1], s[2]))
     out: list[Extract] = []
     quoted: set[tuple[int, int]] = set()
@@ -325,6 +330,25 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
         for sj in _announced_items(us, si, q_terms):
             quote(hi, sj, sc)
     return _superlative_first(query, chunk_units, out)
+
+
+def _named_rows_only(
+    chosen: list[tuple[float, int, int, str]],
+    chunk_units: Sequence[Sequence[Unit]],
+    q_terms: set[str],
+) -> list[tuple[float, int, int, str]]:
+    """When the question names a row of a table ("Business"), the rows it does not name
+    ("Starter ... business days") are no answer: they go. Rows of other tables stay."""
+
+    def named(hi: int, si: int) -> bool:
+        return bool(set(terms(chunk_units[hi][si].key)) & q_terms)
+
+    tables = {hi for _, hi, si, _ in chosen if chunk_units[hi][si].row and named(hi, si)}
+    return [
+        c
+        for c in chosen
+        if c[1] not in tables or not chunk_units[c[1]][c[2]].row or named(c[1], c[2])
+    ]
 
 
 def _procedure(us: Sequence[Unit], si: int) -> list[int]:
