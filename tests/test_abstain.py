@@ -49,6 +49,26 @@ def test_a_low_cosine_abstains_unless_a_hit_holds_the_question_s_words() -> None
     assert should_abstain([], min_dense_score=0.0)
 
 
+PRICES = (
+    "| Plan | Price per month | Storage |\n| --- | --- | --- |\n"
+    "| Starter | USD 9 | 100 GB |\n| Business | USD 29 | 1 TB |"
+)
+
+
+def test_a_superlative_a_table_s_numbers_answer_is_covered_by_the_table() -> None:
+    """ "which plan is the cheapest?" sits at a low cosine to a price table, and no chunk
+    says "cheapest": the prices answer it, so the documents do speak of it."""
+    corpus = [PRICES, "Support is available on business days.", "Backups run nightly."]
+    question = "which plan is the cheapest?"
+    table = [hit(PRICES, 0.29)]
+    covered = lexical_coverage([question], {question: table}, corpus_stats(corpus))
+    prose = [hit("Support is available on business days.", 0.29)]
+    not_covered = lexical_coverage([question], {question: prose}, corpus_stats(corpus))
+    assert covered >= 0.5 > not_covered
+    fastest = "which plan is the fastest?"  # no speed column: the words stay unheld
+    assert lexical_coverage([fastest], {fastest: table}, corpus_stats(corpus)) < 0.5
+
+
 def test_the_evidence_is_the_question_s_own_ranking() -> None:
     """The history phrasing's hits (a close match for the earlier turns) are not evidence."""
     own = [hit("Cloud Connect runs in six regions.", 0.2, 1)]

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from tellmemore.answer import superlatives
+from tellmemore.answer.extractive import units
 from tellmemore.conversation.text import content_words, stem
 from tellmemore.types import Hit, TermStats
 
@@ -60,10 +62,20 @@ def lexical_coverage(
         stats = term_stats(wanted)
         idf = {w: stats.idf(w) for w in wanted}
         total = sum(idf.values()) or 1.0
+        comparing = {stem(w) for w in content_words(q) if w.lower() in superlatives.COMPARING}
         for hit in per_query.get(q.strip(), ())[:COVERAGE_HITS]:
             held = {stem(w) for w in content_words(hit.chunk.text)}
+            if comparing and _compares(q, hit):
+                held |= comparing  # "cheapest": the table's prices answer it, not its words
             best = max(best, sum(v for w, v in idf.items() if w in held) / total)
     return best
+
+
+def _compares(question: str, hit: Hit) -> bool:
+    """The hit's table rows answer the superlative question ("which plan is the
+    cheapest?" over a price column)."""
+    rows = [u.text for u in units(hit.chunk.text, hit.chunk.header) if u.row]
+    return len(rows) >= 2 and superlatives.pick(question, rows) is not None
 
 
 def evidence_hits(

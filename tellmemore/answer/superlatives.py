@@ -41,14 +41,19 @@ _SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _PAIR = re.compile(r"^\s*([^:;]{1,40}):\s*(.+?)\s*$")
 
 
-_QUESTION_WORDS = frozenset(
+COMPARING = frozenset(
+    """
+    most least more less highest lowest largest smallest biggest greatest fewest maximum
+    minimum max min cheapest priciest fastest slowest expensive priced dearest cheaper
+    pricier faster slower higher lower larger smaller bigger greater fewer
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Words that ask for a comparison: a table's numbers, not its words, answer them."""
+_QUESTION_WORDS = COMPARING | frozenset(
     """
     which what who whose one ones is are was were the a an of for in on at to by has have
     had with do does did can could will would should there their its it they them this
-    that these those me my our your i we you and or than per number most least more less
-    highest lowest largest smallest biggest greatest fewest maximum minimum max min
-    cheapest priciest fastest slowest expensive priced dearest cheaper pricier faster slower
-    higher lower larger smaller bigger greater fewer
+    that these those me my our your i we you and or than per number
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 """Words that say how the question asks, not what it asks about."""
