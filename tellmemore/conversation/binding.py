@@ -307,7 +307,11 @@ def _parse_phrases(text: str) -> tuple[Phrase, ...]:
             flush()
             last_fn = low
             continue
-        if joiner or (low not in FUNCTION_WORDS and low not in COMMON_VERBS and low):
+        if (
+            joiner
+            or _noun_of_compound(toks, i, run, do_subject)
+            or (low not in FUNCTION_WORDS and low not in COMMON_VERBS and low)
+        ):
             if not run:
                 prep, det, before = last_prep, last_det, last_fn
                 do_subject, do_pending = do_pending, False
@@ -325,6 +329,26 @@ def _parse_phrases(text: str) -> tuple[Phrase, ...]:
             last_prep, last_det = (low if low in PREPOSITIONS else None), False
     flush(at_break=True)
     return tuple(out)
+
+
+def _noun_of_compound(toks: list[Token], i: int, run: list[Token], in_question: bool) -> bool:
+    """ "annual leave", "parental leave", "medical claim": a verb's bare form right after
+    an adjective (by its ending) is the head noun of the adjective's phrase, unless an
+    object follows ("the additional staff leave the office") or it is the bare verb of a
+    do-question ("does the annual plan include ...")."""
+    tok = toks[i]
+    if in_question or tok.low not in COMMON_VERBS or not run or not tok.text.islower():
+        return False
+    prev = run[-1]
+    if not prev.text.islower() or not prev.low.endswith(_ADJECTIVE_ENDINGS):
+        return False
+    if tok.low.endswith(("s", "ed", "ing")) or prev.low.endswith(("ing", "ed", "ly")):
+        return False
+    nxt = toks[i + 1].low if i + 1 < len(toks) else ""
+    return nxt not in _DETS and nxt not in _OBJECT_PRONOUNS and not nxt[:1].isdigit()
+
+
+_OBJECT_PRONOUNS = frozenset({"it", "them", "me", "us", "you", "him", "her", "this", "that"})
 
 
 def _is_comparative(word: str) -> bool:
