@@ -133,6 +133,9 @@ def substitute_subject(
     """
     if not fragment:
         return None
+    for_people = _people_for_the_asker(base, fragment)
+    if for_people is not None:  # "what about contractors?" after "... do I get?"
+        return for_people
     parallel = _parallel_one(base, fragment)
     if parallel is not None:  # "and a minor one?" after "... to a critical one?"
         return parallel
@@ -184,6 +187,45 @@ def substitute_subject(
     elif frag_toks and looks_plural(frag_toks[-1].text):
         head = _TRAILING_ARTICLE.sub(" ", head)  # "kids" replacing "a license": no "a kids"
     return head + fragment + base[end:]
+
+
+_PEOPLE = frozenset(
+    """
+        people persons staff kids children adults seniors women men families members users
+        customers students employees contractors freelancers visitors tourists residents
+        citizens parents partners spouses guests patients veterans minors teens teenagers
+        interns trainees workers managers owners renters tenants landlords drivers riders
+        teachers volunteers subscribers developers admins administrators part-timers
+        retirees
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+"""Groups of people; "-ers" alone would take routers and servers for people."""
+_PEOPLE_ENDINGS = ("ees", "ists", "ians")
+_ASKER = re.compile(r"\b(?:I|we)\b(?!')")
+_AM = re.compile(r"\bam\s+I\b|\bI\s+am\b", re.IGNORECASE)
+
+
+def _people_for_the_asker(base: str, fragment: str) -> str | None:
+    """ "how many days of annual leave do I get?" + "contractors" -> "... do contractors
+    get?": a group of people stands in for the asker, not for the leave."""
+    toks = [t for t in tokenize(fragment) if t.low not in _DETERMINERS]
+    if not toks or len(toks) > 3:
+        return None
+    head = toks[-1].low
+    if head not in _PEOPLE and not (head.endswith(_PEOPLE_ENDINGS) and len(head) > 5):
+        return None
+    asker = list(_ASKER.finditer(base))
+    if len(asker) != 1:
+        return None
+    am = _AM.search(base)
+    if am is not None:  # "am I eligible?" -> "are contractors eligible?"
+        first = "Are" if base[am.start()].isupper() else "are"
+        swapped = (
+            f"{first} {fragment}" if am.group(0).lower().startswith("am") else (f"{fragment} are")
+        )
+        return base[: am.start()] + swapped + base[am.end() :]
+    m = asker[0]
+    return base[: m.start()] + fragment + base[m.end() :]
 
 
 _ENDS_IN_ONE = re.compile(r"^(?P<kind>.*\S)\s+(?P<one>ones?)(?P<end>\W*)$", re.IGNORECASE)

@@ -399,8 +399,49 @@ def test_a_typo_in_an_earlier_user_turn_is_fixed_before_it_is_bound() -> None:
 
 def test_a_plural_fragment_drops_the_article_of_what_it_replaces() -> None:
     base = "do I need a license?"
-    assert substitute_subject(base, "kids", Salience(corpus_stats())) == "do I need kids?"
+    assert substitute_subject(base, "permits", Salience(corpus_stats())) == "do I need permits?"
     assert substitute_subject(base, "permit", Salience(corpus_stats())) == "do I need a permit?"
+
+
+@pytest.mark.parametrize(
+    ("base", "fragment", "query"),
+    [
+        # a group of people stands in for the asker, not for the thing asked about
+        ("do I need a license?", "kids", "do kids need a license?"),
+        (
+            "how many days of annual leave do I get?",
+            "contractors",
+            "how many days of annual leave do contractors get?",
+        ),
+        ("Can we use the API?", "part-time employees", "Can part-time employees use the API?"),
+        (
+            "am I eligible for parental leave?",
+            "contractors",
+            "are contractors eligible for parental leave?",
+        ),
+        # routers are no people
+        ("how do I reset my password?", "the routers", "how do I reset the routers?"),
+    ],
+)
+def test_people_replace_the_asker(base: str, fragment: str, query: str) -> None:
+    assert substitute_subject(base, fragment, Salience(corpus_stats())) == query
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "leave" is a verb too: after an adjective it is the phrase's noun
+        ("how many days of annual leave do I get?", ["annual leave"]),
+        ("Secondary caregivers receive 6 weeks of paid parental leave.", ["parental leave"]),
+        # a do-question's bare verb and a verb before its object stay verbs
+        ("does the annual plan include escalation?", ["annual plan", "escalation"]),
+        ("the additional staff leave the office", ["additional staff", "office"]),
+    ],
+)
+def test_a_verb_form_after_an_adjective_is_the_noun_of_its_phrase(
+    text: str, expected: list[str]
+) -> None:
+    assert [p.text for p in phrases(text)][-len(expected) :] == expected
 
 
 @pytest.mark.parametrize(
