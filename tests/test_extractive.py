@@ -123,6 +123,24 @@ TIERS_TABLE = (
 )
 
 
+@pytest.mark.parametrize(
+    ("question", "row"),
+    [
+        ("what are the shop hours on weekends?", "Day: Saturday and Sunday;"),
+        ("and the opening hours on weekdays?", "Day: Monday to Friday;"),
+    ],
+)
+def test_weekends_and_weekdays_find_the_rows_of_their_days(question: str, row: str) -> None:
+    table = (
+        "| Day | Opening hours |\n| --- | --- |\n"
+        "| Monday to Friday | 07:00 to 20:00 |\n"
+        "| Saturday and Sunday | 09:00 to 18:00 |\n"
+        "| Public holidays | 10:00 to 16:00 |"
+    )
+    found = best_sentences(question, [hit(table)])
+    assert [e.sentence[: len(row)] for e in found] == [row]
+
+
 def test_a_row_named_in_the_question_is_quoted_before_rows_that_only_mention_it() -> None:
     """ "Business of Nimbus plans" (after "the second one") asks for the Business row, not
     the Starter row whose support column says "business days"."""

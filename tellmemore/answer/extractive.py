@@ -260,9 +260,26 @@ def _labelled_runs(us: list[Unit]) -> list[Unit]:
     return out
 
 
+_DAYS_OF = {
+    "weekend": ("saturday", "sunday"),
+    "weekday": ("monday", "tuesday", "wednesday", "thursday", "friday"),
+}
+"""Documents state opening hours by day ("Saturday and Sunday: 09:00 to 18:00"), people
+ask by weekend or weekday."""
+
+
+def query_terms(query: str) -> set[str]:
+    """The query's terms, with the days a "weekend" or "weekday" stands for."""
+    q_terms = set(terms(query))
+    for word, days in _DAYS_OF.items():
+        if word in q_terms:
+            q_terms.update(days)
+    return q_terms
+
+
 def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position)."""
-    q_terms = set(terms(query))
+    q_terms = query_terms(query)
     kind = asked_type(query)
     candidates: list[tuple[int, int, str, list[str], set[str]]] = []
     chunk_units = [units(h.chunk.text, h.chunk.header) for h in hits[:MAX_CHUNKS]]
