@@ -141,6 +141,19 @@ def test_weekends_and_weekdays_find_the_rows_of_their_days(question: str, row: s
     assert [e.sentence[: len(row)] for e in found] == [row]
 
 
+def test_a_sentence_opening_with_a_pronoun_brings_the_sentence_that_names_it() -> None:
+    """ "It includes two sites ..." alone reads as if Cloud Connect did; the sentence
+    before says it is Starter."""
+    text = (
+        "Starter is for small teams connecting two sites. It includes two sites, one cloud "
+        "link and 100 Mbit/s per site. Extra sites cannot be added to Starter."
+    )
+    found = best_sentences("how many cloud links?", [hit(text)])
+    quoted = [e.sentence[:10] for e in found]
+    assert "It include" in quoted
+    assert quoted.index("Starter is") == quoted.index("It include") - 1
+
+
 def test_a_row_named_in_the_question_is_quoted_before_rows_that_only_mention_it() -> None:
     """ "Business of Nimbus plans" (after "the second one") asks for the Business row, not
     the Starter row whose support column says "business days"."""

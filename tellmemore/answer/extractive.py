@@ -343,10 +343,19 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
                 quote(hi, sj, sc, step=True)
             quote(hi, si, sc)  # a lone item (a no-op when it was one of those steps)
             continue
+        if si > 0 and _PRONOUN_OPENING.match(us[si].text) and not us[si - 1].item:
+            quote(hi, si - 1, sc)  # "It includes two sites": what "it" is, said just before
         quote(hi, si, sc)
         for sj in _announced_items(us, si, q_terms):
             quote(hi, sj, sc)
     return _superlative_first(query, chunk_units, out)
+
+
+_PRONOUN_OPENING = re.compile(
+    r"^(?:It|They|This|These|Those|He|She|Its|Their)\b(?!\s+is\s+\w+\s+to\b)"
+)
+"""A sentence whose subject is said in the sentence before it ("It includes two sites");
+not a dummy "It is important to ..."."""
 
 
 def _named_rows_only(
