@@ -154,6 +154,28 @@ def test_a_sentence_opening_with_a_pronoun_brings_the_sentence_that_names_it() -
     assert quoted.index("Starter is") == quoted.index("It include") - 1
 
 
+def test_a_version_in_the_question_keeps_the_answer_to_that_version_s_notes() -> None:
+    """ "what changed in version 3.4?" quoted one bullet from each of 3.4, 3.3 and 3.2: they
+    all share "version"; only the 3.4 section holds the number asked."""
+    notes = [
+        ("Version 3.4", "- Sydney became generally available.\n- The API gained bulk import."),
+        ("Version 3.3", "- Private links to Google Cloud became generally available."),
+        ("Version 3.2", "- Five-minute traffic granularity.\n- Deprecated: the v1 API."),
+    ]
+    hits = [
+        Hit(
+            chunk=make_chunk(f"v{i}", f"Notes > {section}\n\n{body}", title="Notes"),
+            score=1.0,
+            rank=i + 1,
+        )
+        for i, (section, body) in enumerate(notes)
+    ]
+    found = best_sentences("what changed in version 3.4?", hits)
+    assert found and {e.hit_index for e in found} == {0}
+    # a version no chunk holds filters nothing
+    assert len({e.hit_index for e in best_sentences("what changed in version 2.9?", hits)}) > 1
+
+
 def test_a_row_named_in_the_question_is_quoted_before_rows_that_only_mention_it() -> None:
     """ "Business of Nimbus plans" (after "the second one") asks for the Business row, not
     the Starter row whose support column says "business days"."""

@@ -310,6 +310,7 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
             lexical += ANSWER_TYPE_WEIGHT  # "within how long?": the sentence with a duration
         length_penalty = 1.0 if len(toks) >= 3 else 0.5
         scored.append(((lexical + prior) * length_penalty, hi, si, sentence))
+    scored = _holding_the_identifier(scored, hits, query)
     scored.sort(key=lambda s: (-s[0], s[1], s[2]))
     top = scored[0][0]
     # One sentence per chunk first (the best of each good chunk), so an answer over
@@ -356,6 +357,32 @@ _PRONOUN_OPENING = re.compile(
 )
 """A sentence whose subject is said in the sentence before it ("It includes two sites");
 not a dummy "It is important to ..."."""
+
+
+def _holding_the_identifier(
+    scored: list[tuple[float, int, int, str]], hits: Sequence[Hit], query: str
+) -> list[tuple[float, int, int, str]]:
+    """ "what changed in version 3.4?": when some chunk holds a version or code of the
+    question (in its heading or its text), only those chunks answer; the notes of the
+    other versions share "version" and nothing that matters."""
+    ids = [t for t in _ID_TOKEN.findall(query.lower()) if _IDENTIFIER.match(t)]
+    if not ids:
+        return scored
+    pattern = re.compile(r"(?<![\w.-])(?:" + "|".join(map(re.escape, ids)) + r")(?![\w-]|\.\d)")
+    holding = {
+        hi
+        for hi, h in enumerate(hits[:MAX_CHUNKS])
+        if pattern.search(h.chunk.text.lower()) or pattern.search((h.chunk.header or "").lower())
+    }
+    kept = [s for s in scored if s[1] in holding]
+    return kept or scored
+
+
+_ID_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9-]|\.(?=\d))*")
+"""A word, a dotted number ("3.4", "6.15.0") being one."""
+_IDENTIFIER = re.compile(r"^(?:\d+(?:\.\d+)+|[a-z]{1,4}(?:-[a-z]{0,2})?\d+[a-z]?)$")
+"""A version or a code ("3.4", "6.15.0", "cc-e231", "v4", "nr-900"); not a year, a count,
+an ordinal or a name with a number ("1945", "11th", "7-day", "covid-19")."""
 
 
 def _named_rows_only(
