@@ -6,6 +6,7 @@ one place; a closed pipe (`tellmemore search ... | head`) exits quietly.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -50,6 +51,9 @@ def main() -> None:
         app()
     except TellMeMoreError as exc:
         typer.secho(f"Error: {exc}", err=True, fg=typer.colors.RED)
+        if "--json" in sys.argv[1:]:  # a script reading stdout gets the error as JSON too
+            error = {"error": {"type": type(exc).__name__, "message": str(exc)}}
+            print(json.dumps(error, ensure_ascii=False))
         sys.exit(1)
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)

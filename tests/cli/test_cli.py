@@ -135,3 +135,17 @@ def test_module_entry_point_and_error_translation(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "Error: the message is empty" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_an_error_under_json_is_json_on_stdout(tmp_path: Path) -> None:
+    """A script reading `--json` output gets the error as JSON, not plain text."""
+    result = subprocess.run(
+        [sys.executable, "-m", "tellmemore", "ask", "", "--project", str(tmp_path / "p"), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1
+    error = json.loads(result.stdout)["error"]
+    assert error["type"] == "InputError"
+    assert "empty" in error["message"]
