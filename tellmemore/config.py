@@ -107,6 +107,9 @@ class ServiceSettings(_Section):
     api_keys: dict[str, str] = Field(default_factory=dict)
     """API key -> tenant. Empty: no authentication (local use), no tenant filter."""
     cors_origins: list[str] = Field(default_factory=list)
+    max_body_bytes: int = Field(default=2_000_000, ge=1024)
+    """A request body over this many bytes is refused with 413 before it is parsed (the
+    message's own limit is conversation.max_message_chars)."""
 
 
 class Settings(BaseSettings):

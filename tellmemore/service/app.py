@@ -26,6 +26,7 @@ from tellmemore.assistant import Assistant
 from tellmemore.config import Settings
 from tellmemore.errors import ConfigError
 from tellmemore.service import errors
+from tellmemore.service.body_limit import BodyLimit
 from tellmemore.service.routes import ROUTERS
 from tellmemore.service.schemas import PROBLEM_RESPONSES
 from tellmemore.types import API_VERSION
@@ -84,6 +85,7 @@ def create_app(
     errors.install(app)
     for router in ROUTERS:
         app.include_router(router, responses=PROBLEM_RESPONSES)
+    app.add_middleware(BodyLimit, limit=settings.service.max_body_bytes)
     if settings.service.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 

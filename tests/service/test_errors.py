@@ -106,3 +106,44 @@ def test_an_unexpected_error_is_a_500_problem_without_internals(
     quiet = TestClient(client.app, raise_server_exceptions=False)
     body = check_problem(quiet.get("/v1/traces/x"), 500, "internal")
     assert "ZeroDivisionError" not in body["detail"]
+
+
+def test_a_body_over_the_limit_is_413_before_it_is_read(sample_project, minilm) -> None:  # type: ignore[no-untyped-def]
+    """Over real HTTP on loopback: a declared length over service.max_body_bytes, and a
+    chunked body with no length that passes it, are both refused with 413."""
+    import httpx
+
+    from tellmemore.assistant import Assistant
+    from tellmemore.config import Settings
+    from tellmemore.service.app import create_app
+
+    from .servers import serve_in_thread
+
+    config = Settings.load(sample_project, service={"max_body_bytes": 4096})
+    assistant = Assistant(config, embedder=minilm)
+    try:
+        with serve_in_thread(create_app(config, assistant=assistant)) as url:
+            history = [{"role": "user", "content": "x" * 3000}] * 3
+            declared = httpx.post(
+                f"{url}/v1/chat", json={"message": "hi", "history": history}, timeout=30
+            )
+            body = check_problem(declared, 413, "body-too-large")
+            assert body["limit"] == 4096
+
+            def chunks():  # type: ignore[no-untyped-def]
+                yield b'{"message": "hi", "history": ['
+                for _ in range(10):
+                    yield b'{"role": "user", "content": "' + b"x" * 1000 + b'"},'
+                yield b'{"role": "user", "content": "x"}]}'
+
+            chunked = httpx.post(
+                f"{url}/v1/chat",
+                content=chunks(),
+                headers={"content-type": "application/json"},
+                timeout=30,
+            )
+            check_problem(chunked, 413, "body-too-large")
+            small = httpx.post(f"{url}/v1/chat", json={"message": "what does a day pass cost?"})
+            assert small.status_code == 200
+    finally:
+        assistant.close()
