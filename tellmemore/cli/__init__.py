@@ -12,7 +12,7 @@ import sys
 
 import typer
 
-from tellmemore.cli import ask, demo, index, ingest, search
+from tellmemore.cli import ask, demo, feedback, index, ingest, search
 
 app = typer.Typer(
     name="tellmemore",
@@ -25,6 +25,7 @@ app.command("ingest")(ingest.ingest_command)
 app.command("search")(search.search_command)
 app.command("ask")(ask.ask_command)
 app.command("chat")(ask.chat_command)
+app.command("feedback")(feedback.feedback_command)
 app.command("demo")(demo.demo_command)
 app.add_typer(index.app, name="index")
 try:  # modules still being written by other issues register when present

@@ -48,6 +48,8 @@ def ask_command(
     print_answer(console, answer)
     if answer.session_id:
         console.print(f"[dim]session {answer.session_id} · trace {answer.trace_id}[/]")
+    else:
+        console.print(f"[dim]trace {answer.trace_id} (tellmemore feedback {answer.trace_id} up)[/]")
 
 
 def chat_command(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -149,3 +150,25 @@ def test_an_error_under_json_is_json_on_stdout(tmp_path: Path) -> None:
     error = json.loads(result.stdout)["error"]
     assert error["type"] == "InputError"
     assert "empty" in error["message"]
+
+
+def test_feedback_is_stored_on_the_trace_ask_printed(project: Path) -> None:
+    asked = _run("ask", "what does a day pass cost?", "--project", str(project), "--json")
+    answer = json.loads(asked)
+    out = json.loads(
+        _run(
+            "feedback", answer["trace_id"], "down", "--reason", "too long",
+            "--project", str(project), "--json",
+        )
+    )  # fmt: skip
+    assert out["rating"] == "down" and out["feedback_id"] > 0
+    con = sqlite3.connect(project / "state.db")
+    try:
+        rows = con.execute(
+            "SELECT rating, reason FROM feedback WHERE trace_id = ?", (answer["trace_id"],)
+        ).fetchall()
+    finally:
+        con.close()
+    assert rows == [("down", "too long")]
+    unknown = runner.invoke(app, ["feedback", "no-such-trace", "up", "--project", str(project)])
+    assert unknown.exit_code != 0
