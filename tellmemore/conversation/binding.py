@@ -293,6 +293,8 @@ def _parse_phrases(text: str) -> tuple[Phrase, ...]:
             flush()  # "do they respond", "which one protects more": the subject's verb
             last_fn = low
             continue
+        if low in ("one", "ones") and len(run) == 1 and _is_graded(run[0].text):
+            run = []  # "the cheaper one", "the fastest ones": a referent, not a thing
         if low == "than" and run and _is_comparative(run[-1].text):
             run.pop()  # "is a dynamic secret better than ...": a comparative, not the noun
         joiner = (
@@ -349,6 +351,30 @@ def _noun_of_compound(toks: list[Token], i: int, run: list[Token], in_question: 
 
 
 _OBJECT_PRONOUNS = frozenset({"it", "them", "me", "us", "you", "him", "her", "this", "that"})
+
+
+_GRADABLE = frozenset(
+    """
+        cheap fast new old big large small high low long short quick slow early late easy
+        hard simple safe strong weak light heavy near far wide narrow deep rich poor young
+        nice great close fine pricey costly busy free full
+        """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
+def _is_graded(word: str) -> bool:
+    """ "cheaper", "cheapest", "bigger", "easiest", "better": a comparative or superlative
+    of a common adjective, not a noun in -er ("the router one")."""
+    if not word.islower():
+        return False
+    if word in ("better", "best", "worse", "worst", "less", "least", "more", "most"):
+        return True
+    for end in ("er", "est"):
+        if word.endswith(end):
+            base = word[: -len(end)]
+            bases = {base, base + "e", base[:-1], base[:-1] + "y" if base.endswith("i") else base}
+            return not bases.isdisjoint(_GRADABLE)
+    return False
 
 
 def _is_comparative(word: str) -> bool:

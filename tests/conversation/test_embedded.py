@@ -467,3 +467,27 @@ def test_a_contracted_it_is_a_pronoun_and_keeps_its_verb() -> None:
     res = resolve("what credit do I get if it's missed?", history)
     assert res.query == "what credit do I get if the uptime SLA is missed?"
     assert resolve("it's possible to claim?", history).query == "it's possible to claim?"
+
+
+def test_it_after_a_superlative_one_is_the_row_the_answer_picked() -> None:
+    """ "the cheaper one" stayed unbound (the plans were never listed); the answer quoted
+    the Basic row: "does it have an uptime SLA?" is about Basic, not about subscribers."""
+    history = [
+        U("Status Page plans"),
+        A("Status Page is a hosted page that tells your customers whether you are up."),
+        U("how many subscribers does the cheaper one allow?"),
+        A("Plan: Basic; Plan code: SP-BASIC-2026; Price per month: $29; Subscribers: 1,000."),
+    ]
+    res = resolve("does it have an uptime SLA?", history)
+    assert res.bindings.get("it") == "Basic"
+    assert "subscribers" not in res.query.lower()
+    assert "cheaper" not in " ".join(res.bindings.values())
+
+
+def test_a_comparative_before_one_is_no_antecedent_but_a_noun_in_er_is() -> None:
+    from tellmemore.conversation.binding import phrases
+
+    assert [p.text for p in phrases("does the cheaper one allow more subscribers?")] == [
+        "subscribers"
+    ]
+    assert [p.text for p in phrases("how do I set up the router one?")] == ["router"]

@@ -52,7 +52,7 @@ from tellmemore.conversation.compose import (
 from tellmemore.conversation.decide import decide
 from tellmemore.conversation.definites import find_definite, spliced
 from tellmemore.conversation.gate import GateResult, gate
-from tellmemore.conversation.lists import column_labels, list_items
+from tellmemore.conversation.lists import column_labels, list_items, row_subject
 from tellmemore.conversation.preamble import split_preamble, without_preamble
 from tellmemore.conversation.referents import (
     ORDINAL_HEADS,
@@ -486,6 +486,9 @@ class _Run:
             return None
         prev = previous[1]
         prev_refs, ellipsis = self._previous_parts()
+        picked = self._row_answering(previous[0], prev_refs)
+        if picked is not None:
+            return picked
         sources = [r for r in prev_refs if _chain_source(r)]
         refs = {r.text.lower() for r in sources}
         if ellipsis is not None and (ellipsis.kind != EllipsisKind.SUBJECT or refs):
@@ -509,6 +512,19 @@ class _Run:
             own = {stem(w) for w in content_words(ellipsis.fragment) if not w.endswith("ly")}
             return next(((p, "user") for p in phrases(res.query) if set(p.stems) & own), None)
         return None
+
+    def _row_answering(self, asked: int, refs: list[Referent]) -> tuple[Phrase, str] | None:
+        """ "how many subscribers does the cheaper one allow?" left "the cheaper one"
+        unbound, and the answer opened with the row the numbers picked ("Plan: Basic;
+        ..."): "does it have an uptime SLA?" is about Basic, not about subscribers."""
+        if not any(r.kind == ReferentKind.ONE for r in refs):
+            return None
+        resolved = self._previous_resolved()
+        if resolved is None or resolved[1].bindings:
+            return None  # bound: the chain goes through the binding
+        answer = next((t for t in self.history[asked + 1 :] if t.role == "assistant"), None)
+        subject = row_subject(answer.content) if answer is not None else None
+        return (subject, "assistant") if subject is not None else None
 
     def _complemented(self, message: str, ref: Referent) -> Phrase | None:
         """The message's own phrase that `ref` is the complement of: after "what's the
