@@ -378,3 +378,20 @@ def test_the_quoted_sentences_do_not_depend_on_the_hash_seed() -> None:
         )  # fmt: skip
         answers.add(run.stdout)
     assert len(answers) == 1
+
+
+@pytest.mark.parametrize(
+    ("question", "step"),
+    [
+        ("what's step 2?", "Step 2: Pick the"),
+        ("what's the third step (Add your first site)?", "Step 3: Add your"),
+        ("and the last step?", "Step 3: Add your"),
+        # the step the resolver bound wins over the ordinal an ellipsis kept
+        ("what's the second step (Add your first site)?", "Step 3: Add your"),
+    ],
+)
+def test_a_step_asked_by_number_is_quoted_alone(question: str, step: str) -> None:
+    """ "what's step 4?" quoted all seven steps: the procedure rule brought them."""
+    chunk = make_chunk("steps", STEPS, title="Getting started")
+    found = best_sentences(question, [Hit(chunk=chunk, score=1.0, rank=1)])
+    assert [e.sentence[: len(step)] for e in found] == [step]
