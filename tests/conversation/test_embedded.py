@@ -276,6 +276,12 @@ def test_only_the_turns_the_resolver_reads_are_prepared() -> None:
     assert out[-1].content == "see"
 
 
+OPENING_HOURS = [
+    U("what are the shop opening hours?"),
+    A("Monday to Friday 07:00 to 20:00, Saturday and Sunday 09:00 to 18:00."),
+]
+
+
 @pytest.mark.parametrize(
     ("message", "query"),
     [
@@ -287,19 +293,14 @@ def test_only_the_turns_the_resolver_reads_are_prepared() -> None:
 )
 def test_a_bare_time_qualifies_the_previous_question(message: str, query: str) -> None:
     """ "what about Sundays?" asks when, not what: not "what are the Sundays?"."""
-    history = [
-        U("what are the shop opening hours?"),
-        A("Monday to Friday 07:00 to 20:00, Saturday and Sunday 09:00 to 18:00."),
-    ]
-    res = resolve(message, history)
+    res = resolve(message, OPENING_HOURS)
     assert res.query == query
     assert list(res.bindings.values()) == ["what are the shop opening hours?"]
 
 
 def test_a_new_time_replaces_the_time_of_the_previous_question() -> None:
     history = [
-        U("what are the shop opening hours?"),
-        A("Monday to Friday 07:00 to 20:00, Saturday and Sunday 09:00 to 18:00."),
+        *OPENING_HOURS,
         U("what about Sundays?"),
         A("Saturday and Sunday 09:00 to 18:00."),
     ]
