@@ -447,11 +447,11 @@ def _named_rows_only(
     def named(hi: int, si: int) -> bool:
         return bool(set(terms(chunk_units[hi][si].key)) & q_terms)
 
-    tables = {hi for _, hi, si, _ in chosen if chunk_units[hi][si].row and named(hi, si)}
+    with_named_row = {hi for _, hi, si, _ in chosen if chunk_units[hi][si].row and named(hi, si)}
     return [
         c
         for c in chosen
-        if c[1] not in tables or not chunk_units[c[1]][c[2]].row or named(c[1], c[2])
+        if c[1] not in with_named_row or not chunk_units[c[1]][c[2]].row or named(c[1], c[2])
     ]
 
 

@@ -372,7 +372,9 @@ def _is_graded(word: str) -> bool:
     for end in ("er", "est"):
         if word.endswith(end):
             base = word[: -len(end)]
-            bases = {base, base + "e", base[:-1], base[:-1] + "y" if base.endswith("i") else base}
+            bases = {base, base + "e", base[:-1]}  # cheap-er, larg(e)-er, big(g)-er
+            if base.endswith("i"):
+                bases.add(base[:-1] + "y")  # eas(y)-ier
             return not bases.isdisjoint(_GRADABLE)
     return False
 

@@ -106,7 +106,8 @@ _BARE_TIMES = frozenset({"today", "tomorrow", "tonight"})
 def time_qualifier(fragment: str) -> str:
     """A bare time as a qualifier: "Sundays" -> "on Sundays", "the evening" -> "in the
     evening", "night" -> "at night"; "tomorrow" needs no preposition."""
-    last = tokenize(fragment)[-1].low if tokenize(fragment) else ""
+    toks = tokenize(fragment)
+    last = toks[-1].low if toks else ""
     if last in _BARE_TIMES:
         return fragment
     prep = "in" if last in _IN_TIMES else "at" if last in ("night", "nights") else "on"
@@ -201,7 +202,8 @@ _PEOPLE = frozenset(
 )
 """Groups of people; "-ers" alone would take routers and servers for people."""
 _PEOPLE_ENDINGS = ("ees", "ists", "ians")
-_ASKER = re.compile(r"\b(?:I|we)\b(?!')")
+_ASKER = re.compile(r"\b(?:i|we)\b(?!')", re.IGNORECASE)
+"""The asker as a subject ("do I get", "can we use"; "i" typed lower-case too)."""
 _AM = re.compile(r"\bam\s+I\b|\bI\s+am\b", re.IGNORECASE)
 
 
