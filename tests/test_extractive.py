@@ -395,3 +395,20 @@ def test_a_step_asked_by_number_is_quoted_alone(question: str, step: str) -> Non
     chunk = make_chunk("steps", STEPS, title="Getting started")
     found = best_sentences(question, [Hit(chunk=chunk, score=1.0, rank=1)])
     assert [e.sentence[: len(step)] for e in found] == [step]
+
+
+@pytest.mark.parametrize(
+    ("question", "n"),
+    [
+        ("what's step 4?", 4),
+        ("and the 3rd step?", 3),
+        ("what is the second step?", 2),
+        ("and the final step?", -1),
+        ("how do I step up my plan?", None),
+        ("what are the steps?", None),
+    ],
+)
+def test_the_step_a_question_asks_for(question: str, n: int | None) -> None:
+    from tellmemore.answer.steps import asked_step
+
+    assert asked_step(question) == n

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tellmemore.answer import superlatives
+from tellmemore.answer import steps, superlatives
 from tellmemore.answer.answer_types import asked_type, holds
 from tellmemore.types import Hit
 
@@ -277,52 +277,14 @@ def query_terms(query: str) -> set[str]:
     return q_terms
 
 
-_ORDINALS = {
-    w: i + 1
-    for i, w in enumerate(
-        "first second third fourth fifth sixth seventh eighth ninth tenth".split()  # noqa: SIM905
-    )
-}
-_STEP_ASKED = re.compile(
-    r"\bstep\s+(?:number\s+)?(\d{1,2})\b|\b(\d{1,2})(?:st|nd|rd|th)\s+step\b"
-    r"|\b(" + "|".join(_ORDINALS) + r"|last|final)\s+step\b",
-    re.IGNORECASE,
-)
-
-
-def asked_step(query: str) -> int | None:
-    """ "what's step 4?" -> 4, "the second step" -> 2, "the last step" -> -1."""
-    m = _STEP_ASKED.search(query)
-    if m is None:
-        return None
-    if m.group(1) or m.group(2):
-        return int(m.group(1) or m.group(2))
-    word = m.group(3).lower()
-    return -1 if word in ("last", "final") else _ORDINALS[word]
-
-
 def _the_step(query: str, chunk_units: Sequence[Sequence[Unit]]) -> list[Extract]:
-    """Step n of the best-ranked numbered procedure, alone: "what's step 4?" asks for that
-    step, not for the procedure it belongs to."""
-    n = asked_step(query)
-    if n is None:
+    """The step a question asks for by number, alone (steps.pick_step)."""
+    procedures = [[u.text for u in us if u.step] for us in chunk_units]
+    picked = steps.pick_step(query, procedures)
+    if picked is None:
         return []
-    low = query.lower()
-    for hi, us in enumerate(chunk_units):
-        steps = [u for u in us if u.step]
-        named = [k for k, u in enumerate(steps, 1) if _step_action(u.text) in low]
-        if len(named) == 1:  # the step the resolver bound, named in the query
-            return [Extract(f"Step {named[0]}: {steps[named[0] - 1].text}", hi, 1.0)]
-        if len(steps) >= 2 and (n == -1 or 1 <= n <= len(steps)):
-            k = n if n > 0 else len(steps)
-            return [Extract(f"Step {k}: {steps[k - 1].text}", hi, 1.0)]
-    return []
-
-
-def _step_action(text: str) -> str:
-    """A step's action as the resolver names it: its text up to the first comma, colon
-    or "for example" ("Pick the region closest to your sites")."""
-    return re.split(r"[,:;.(]|\s(?:for example|then)\s", text, maxsplit=1)[0].strip().lower()
+    hi, k, text = picked
+    return [Extract(f"Step {k}: {text}", hi, 1.0)]
 
 
 def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
