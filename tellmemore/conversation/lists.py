@@ -84,11 +84,11 @@ def row_subject(answer: str) -> Phrase | None:
     """The first value of the table row an answer opens with ("Plan: Basic; Price per
     month: $29; ..." -> "Basic"): what a superlative question's answer picked."""
     first = answer.strip().splitlines()[0] if answer.strip() else ""
-    row = _ROW.match(_BULLET_MARK.sub("", first))
+    bullet = _BULLET.match(first)
+    row = _ROW.match(bullet.group(1) if bullet is not None else first)
     return _value(row.group(2)) if row is not None else None
 
 
-_BULLET_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 _ROW = re.compile(r"^([^:;.]{1,40}):\s*([^;]+?)\s*;(?=\s*[^:;.]{1,40}:)")
 """A table row as the extractive answer quotes it: "Plan: Starter; Price per month: $49; ...".
 A second "column:" after the ";" tells it from a labelled sentence whose value holds a
