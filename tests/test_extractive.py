@@ -141,6 +141,16 @@ def test_weekends_and_weekdays_find_the_rows_of_their_days(question: str, row: s
     assert [e.sentence[: len(row)] for e in found] == [row]
 
 
+def test_a_row_is_named_by_its_whole_first_cell() -> None:
+    """ "Sev 2" names the Sev 2 row; the "Sev" of the Sev 1 and Sev 3 rows does not."""
+    table = (
+        "| Severity | First response |\n| --- | --- |\n"
+        "| Sev 1 | 30 minutes, 24x7 |\n| Sev 2 | 2 hours, 24x7 |\n| Sev 3 | 1 business day |"
+    )
+    found = best_sentences("what's the Sev 2 response time?", [hit(table)])
+    assert [e.sentence for e in found] == ["Severity: Sev 2; First response: 2 hours, 24x7."]
+
+
 def test_a_sentence_opening_with_a_pronoun_brings_the_sentence_that_names_it() -> None:
     """ "It includes two sites ..." alone reads as if Cloud Connect did; the sentence
     before says it is Starter."""

@@ -313,8 +313,10 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
         # and a near-tie at RELATIVE_FLOOR could then quote other sentences on another run
         lexical = sum(math.log(1 + n / df[t]) for t in sorted(overlap))
         # A row is about its first cell: "Business" in the query picks the Business row,
-        # not the Starter row that mentions "business days".
-        lexical += sum(math.log(1 + n / df[t]) for t in sorted(key & overlap))
+        # not the Starter row that mentions "business days" (the whole cell: "Sev 2", not
+        # the "Sev" of every row).
+        if key and key <= q_terms:
+            lexical += sum(math.log(1 + n / df[t]) for t in sorted(key & overlap))
         # A sentence is also about its chunk's subject ("... > Enterprise tier"), at a discount.
         inherited = (q_terms & header_terms[hi]) - overlap
         lexical += HEADER_WEIGHT * sum(math.log(1 + n / max(df[t], 1)) for t in sorted(inherited))
@@ -406,8 +408,9 @@ def _named_rows_only(
     """When the question names a row of a table ("Business"), the rows it does not name
     ("Starter ... business days") are no answer: they go. Rows of other tables stay."""
 
-    def named(hi: int, si: int) -> bool:
-        return bool(set(terms(chunk_units[hi][si].key)) & q_terms)
+    def named(hi: int, si: int) -> bool:  # "Sev 2" names the Sev 2 row, not the Sev 1 row
+        key = set(terms(chunk_units[hi][si].key))
+        return bool(key) and key <= q_terms
 
     with_named_row = {hi for _, hi, si, _ in chosen if chunk_units[hi][si].row and named(hi, si)}
     return [
