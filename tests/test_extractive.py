@@ -151,6 +151,19 @@ def test_a_row_is_named_by_its_whole_first_cell() -> None:
     assert [e.sentence for e in found] == ["Severity: Sev 2; First response: 2 hours, 24x7."]
 
 
+def test_a_labelled_item_the_question_names_is_quoted_without_its_siblings() -> None:
+    """ "how much is Monthly pass for Cityspoke?" (after "the second one") quoted the
+    single ride, the day pass and the monthly pass."""
+    passes = (
+        "Cityspoke passes\n\n"
+        "- Single ride: 3 dollars for the first 30 minutes.\n"
+        "- Day pass: 12 dollars, unlimited rides of up to 2 hours each for 24 hours.\n"
+        "- Monthly pass: 25 dollars per month, unlimited rides of up to 45 minutes."
+    )
+    found = best_sentences("how much is Monthly pass for Cityspoke?", [hit(passes)])
+    assert [e.sentence[:13] for e in found] == ["Monthly pass:"]
+
+
 def test_a_sentence_opening_with_a_pronoun_brings_the_sentence_that_names_it() -> None:
     """ "It includes two sites ..." alone reads as if Cloud Connect did; the sentence
     before says it is Starter."""

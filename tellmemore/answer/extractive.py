@@ -154,7 +154,8 @@ class Unit:
     step: bool = False
     """An item of a numbered list (also an item): a procedure's step."""
     key: str = ""
-    """A table row's first cell, the thing the row is about ("Business")."""
+    """What a table row or a labelled item is about: the row's first cell ("Business"),
+    the item's label ("Monthly pass")."""
 
 
 def sentences(text: str, header: str | None = None) -> list[str]:
@@ -220,7 +221,8 @@ def units(text: str, header: str | None = None) -> list[Unit]:
     out: list[Unit] = []
     for block, item, row, step, key in blocks:
         if item:  # an item is quoted whole, even when it holds two sentences
-            out.append(Unit(block.strip(), True, row=row, step=step, key=key))
+            text = block.strip()
+            out.append(Unit(text, True, row=row, step=step, key=key or _label(text)))
             continue
         out.extend(Unit(p.strip()) for p in _SENTENCE_END.split(block) if p.strip())
     return _labelled_runs(out)
@@ -243,6 +245,13 @@ def _is_bare_heading(line: str, following: str) -> bool:
     )
 
 
+def _label(item: str) -> str:
+    """A list item's label ("Monthly pass" of "Monthly pass: 25 dollars per month"): what
+    the item is about, as a table row's first cell is."""
+    m = LABELLED.match(item)
+    return m.group(1) if m else ""
+
+
 def _labelled_runs(us: list[Unit]) -> list[Unit]:
     """Two or more consecutive labelled sentences become list items."""
     out: list[Unit] = []
@@ -252,7 +261,7 @@ def _labelled_runs(us: list[Unit]) -> list[Unit]:
         while j < len(us) and not us[j].item and LABELLED.match(us[j].text):
             j += 1
         if j - i >= 2:
-            out.extend(Unit(u.text, True) for u in us[i:j])
+            out.extend(Unit(u.text, True, key=_label(u.text)) for u in us[i:j])
             i = j
         else:
             out.append(us[i])
@@ -298,7 +307,8 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
         return step
     for hi, us in enumerate(chunk_units):
         for si, unit in enumerate(us):
-            candidates.append((hi, si, unit.text, terms(unit.text), set(terms(unit.key))))
+            row_key = set(terms(unit.key)) if unit.row else set()  # a label: no bonus (F1)
+            candidates.append((hi, si, unit.text, terms(unit.text), row_key))
     if not candidates:
         return []
     df: Counter[str] = Counter()
@@ -405,18 +415,20 @@ def _named_rows_only(
     chunk_units: Sequence[Sequence[Unit]],
     q_terms: set[str],
 ) -> list[tuple[float, int, int, str]]:
-    """When the question names a row of a table ("Business"), the rows it does not name
-    ("Starter ... business days") are no answer: they go. Rows of other tables stay."""
+    """When the question names a row of a table ("Business") or a labelled item ("Monthly
+    pass"), the rows and items of that chunk it does not name ("Starter ... business
+    days", "Day pass: ...") are no answer: they go. Those of other chunks stay."""
+
+    def keyed(hi: int, si: int) -> bool:
+        return bool(chunk_units[hi][si].key)
 
     def named(hi: int, si: int) -> bool:  # "Sev 2" names the Sev 2 row, not the Sev 1 row
         key = set(terms(chunk_units[hi][si].key))
         return bool(key) and key <= q_terms
 
-    with_named_row = {hi for _, hi, si, _ in chosen if chunk_units[hi][si].row and named(hi, si)}
+    with_named = {hi for _, hi, si, _ in chosen if keyed(hi, si) and named(hi, si)}
     return [
-        c
-        for c in chosen
-        if c[1] not in with_named_row or not chunk_units[c[1]][c[2]].row or named(c[1], c[2])
+        c for c in chosen if c[1] not in with_named or not keyed(c[1], c[2]) or named(c[1], c[2])
     ]
 
 
