@@ -204,7 +204,9 @@ class _Run:
             )
         held = self.index.ids(doc.doc_id, tenant=self.tenant)
         plan = reconcile.plan({c.id: c.content_hash for c in chunks}, held)
-        work = _Work(doc, key, doc_hash, chunks, plan, existed=stored is not None or bool(held))
+        # A document a killed run had started (in flight, no row yet) is still being added.
+        existed = stored is not None or (bool(held) and not in_flight)
+        work = _Work(doc, key, doc_hash, chunks, plan, existed=existed)
         self.counts.flagged.extend(
             f"{doc.doc_id} [{c.header}]: {', '.join(c.metadata['flags'])}"
             for c in chunks

@@ -181,3 +181,33 @@ def test_the_journal_names_the_documents_in_flight(tmp_path: Path) -> None:
     assert rows and len({r["run_id"] for r in rows}) == 1
     [status] = Project(project).state_rows("SELECT status FROM ingest_runs")
     assert status["status"] == "failed"
+
+
+def test_a_resumed_first_ingest_reports_added_documents_not_updated_ones(
+    tmp_path: Path,
+) -> None:
+    """The run after a kill finishes the documents the killed run had started: on a first
+    ingest they are added (the report said "updated 1")."""
+    corpus = tmp_path / "corpus"
+    make_corpus(corpus, seed=9, n_docs=N_DOCS)
+    project = tmp_path / "p"
+    project.mkdir()
+    killed, _ = run(project, corpus, sync=False, kill=("write", 2))
+    assert killed
+    index = SQLiteIndex(project / "index.db", dimension=64)
+    state = StateDB(project / "state.db")
+    try:
+        report = ingest(
+            [corpus],
+            index=index,
+            embedder=FakeEmbedder(),
+            state=state,
+            chunk_tokens=CHUNK_TOKENS,
+            write_batch=WRITE_BATCH,
+        )
+    finally:
+        index.close()
+        state.close()
+    assert report.docs_updated == 0
+    assert report.docs_added + report.docs_unchanged == N_DOCS
+    assert report.docs_added > 0
