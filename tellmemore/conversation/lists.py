@@ -68,7 +68,7 @@ def _label(item: str) -> Phrase | None:
     Pro; Price per month: $299; ...") by its first value, "Pro", not its column "Plan";
     else the item's first phrase."""
     row = _ROW.match(item)
-    if row is not None:
+    if row is not None and row.group(2).strip(" *_"):
         return _value(row.group(2))
     head = re.split(r"\s*(?::|\s[-–—]\s)\s*", item, maxsplit=1)[0]
     if head != item and 0 < len(tokenize(head)) <= C.MAX_LABEL_WORDS:
@@ -86,7 +86,7 @@ def row_subject(answer: str) -> Phrase | None:
     first = answer.strip().splitlines()[0] if answer.strip() else ""
     bullet = _BULLET.match(first)
     row = _ROW.match(bullet.group(1) if bullet is not None else first)
-    return _value(row.group(2)) if row is not None else None
+    return _value(row.group(2)) if row is not None and row.group(2).strip(" *_") else None
 
 
 _ROW = re.compile(r"^([^:;.]{1,40}):\s*([^;]+?)\s*;(?=\s*[^:;.]{1,40}:)")

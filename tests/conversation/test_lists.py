@@ -96,3 +96,11 @@ def test_column_labels_are_read_from_quoted_table_rows_only() -> None:
     labels = column_labels(answer)
     assert {"plan"} in labels and {"bandwidth", "site"} in labels
     assert all("norrland" not in label for label in labels)  # a labelled line, no table
+
+
+def test_a_row_with_an_empty_first_value_names_no_item() -> None:
+    """Found by the explore profile: "- a: *; b: c" named an item with no text."""
+    from tellmemore.conversation.lists import row_subject
+
+    assert all(p.text for p in list_items("- a: *; b: c\n- x: y"))
+    assert row_subject("Plan: _; Price: $9.") is None
