@@ -435,3 +435,24 @@ def test_the_step_a_question_asks_for(question: str, n: int | None) -> None:
     from tellmemore.answer.steps import asked_step
 
     assert asked_step(question) == n
+
+
+def test_weekend_days_count_as_one_word_not_two() -> None:
+    """ "does Enterprise escalation cover weekends?" quoted the bike shop's "Saturday and
+    Sunday" row too: the two days had scored as two shared words."""
+    hours = (
+        "| Day | Opening hours |\n| --- | --- |\n"
+        "| Monday to Friday | 07:00 to 20:00 |\n| Saturday and Sunday | 09:00 to 18:00 |"
+    )
+    hits = [
+        Hit(chunk=make_chunk("esc", ESCALATION, title="Escalation"), score=1.0, rank=1),
+        Hit(chunk=make_chunk("shop", hours, title="Shop hours"), score=0.9, rank=2),
+    ]
+    found = best_sentences("does Enterprise escalation cover weekends?", hits)
+    assert found and all(e.hit_index == 0 for e in found)
+
+
+ESCALATION = (
+    "Enterprise escalations cover weekends and public holidays. Standard escalations are "
+    "handled on business days only."
+)

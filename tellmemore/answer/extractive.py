@@ -317,11 +317,15 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
     n = len(candidates)
     scored: list[tuple[float, int, int, str]] = []
     header_terms = [set(terms(h.chunk.header)) for h in hits[:MAX_CHUNKS]]
+    typed = set(terms(query))
     for hi, si, sentence, toks, key in candidates:
-        overlap = q_terms.intersection(toks)
+        overlap = typed.intersection(toks)
         # sorted: a float sum in set order would depend on the process's string hash seed,
         # and a near-tie at RELATIVE_FLOOR could then quote other sentences on another run
         lexical = sum(math.log(1 + n / df[t]) for t in sorted(overlap))
+        days = sorted((q_terms - typed).intersection(toks))
+        if days:  # "weekends" held by "Saturday and Sunday": one word's worth, not two
+            lexical += max(math.log(1 + n / df[t]) for t in days)
         # A row is about its first cell: "Business" in the query picks the Business row,
         # not the Starter row that mentions "business days" (the whole cell: "Sev 2", not
         # the "Sev" of every row).
