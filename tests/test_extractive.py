@@ -128,6 +128,7 @@ TIERS_TABLE = (
     [
         ("what are the shop hours on weekends?", "Day: Saturday and Sunday;"),
         ("and the opening hours on weekdays?", "Day: Monday to Friday;"),
+        ("what are the opening hours on Sundays?", "Day: Saturday and Sunday;"),
     ],
 )
 def test_weekends_and_weekdays_find_the_rows_of_their_days(question: str, row: str) -> None:

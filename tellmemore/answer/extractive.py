@@ -426,9 +426,12 @@ def _named_rows_only(
     def keyed(hi: int, si: int) -> bool:
         return bool(chunk_units[hi][si].key)
 
-    def named(hi: int, si: int) -> bool:  # "Sev 2" names the Sev 2 row, not the Sev 1 row
-        key = set(terms(chunk_units[hi][si].key))
-        return bool(key) and key <= q_terms
+    def named(hi: int, si: int) -> bool:
+        """The question holds a word of this key that no sibling's key has: "Sev 2" names
+        the Sev 2 row, not the Sev 1 row; "Sundays" names "Saturday and Sunday"."""
+        own = set(terms(chunk_units[hi][si].key))
+        others = {t for sj, u in enumerate(chunk_units[hi]) if sj != si for t in terms(u.key)}
+        return bool((own - others) & q_terms)
 
     with_named = {hi for _, hi, si, _ in chosen if keyed(hi, si) and named(hi, si)}
     return [
