@@ -78,3 +78,14 @@ def test_the_evidence_is_the_question_s_own_ranking() -> None:
     assert found == own
     assert should_abstain(found, min_dense_score=0.35)
     assert evidence_hits(context, {}, ["capital of France?"]) == context  # no rankings at hand
+
+
+def test_a_failing_term_lookup_gives_no_coverage_and_no_crash() -> None:
+    """The explore profile once made the index's term look-up fail mid-turn (FTS5 handed
+    back a token that was not UTF-8): the turn must go on, on the cosine alone."""
+
+    def broken(terms: list[str]):  # type: ignore[no-untyped-def]
+        raise RuntimeError("could not decode")
+
+    question = "what changed in version 3.4?"
+    assert lexical_coverage([question], {question: [hit(RELEASE, 0.27)]}, broken) == 0.0

@@ -17,12 +17,15 @@ The turn abstains when nothing was retrieved, or when both signals are low.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 
 from tellmemore.answer import superlatives
 from tellmemore.answer.extractive import units
 from tellmemore.conversation.text import content_words, stem
 from tellmemore.types import Hit, TermStats
+
+log = logging.getLogger(__name__)
 
 COVERAGE_HITS = 5
 """Top hits of each phrasing whose words count for the lexical coverage."""
@@ -59,7 +62,11 @@ def lexical_coverage(
         wanted = sorted({stem(w) for w in content_words(q)})  # sorted: sums in a fixed order
         if not wanted:
             continue
-        stats = term_stats(wanted)
+        try:
+            stats = term_stats(wanted)
+        except Exception:  # an index that cannot count words must not cost the turn
+            log.warning("term statistics failed; lexical coverage taken as 0", exc_info=True)
+            return 0.0
         idf = {w: stats.idf(w) for w in wanted}
         total = sum(idf.values()) or 1.0
         comparing = {stem(w) for w in content_words(q) if w.lower() in superlatives.COMPARING}

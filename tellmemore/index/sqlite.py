@@ -482,6 +482,9 @@ class SQLiteIndex:
     def _tokenizer(self) -> sqlite3.Connection:
         if self._tok_conn is None:
             conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+            # FTS5 has handed back a token that is not valid UTF-8 (a long run of mixed
+            # scripts, found by the explore profile): a replacement character, not a crash
+            conn.text_factory = lambda b: b.decode("utf-8", "replace")
             conn.execute("CREATE VIRTUAL TABLE t USING fts5 (x, tokenize='porter unicode61')")
             conn.execute("CREATE VIRTUAL TABLE tv USING fts5vocab (t, 'instance')")
             self._tok_conn = conn

@@ -491,3 +491,16 @@ def test_the_exact_count_cache_is_bounded_and_counts_stay_right(
             stats = index.term_stats([f"word{n}x{i}" for i in range(10)] + ["alpha"])
             assert stats.df["alpha"] == 3
             assert len(index._exact_df[1]) <= 50
+
+
+def test_a_token_that_is_not_utf8_is_read_with_a_replacement_character(tmp_path: Path) -> None:
+    """The term look-up's tokenizer reads FTS5's tokens back. One that was not valid UTF-8
+    (seen once under the explore profile, not reproduced since) raised "Could not decode"
+    in the middle of a turn; it now reads with a replacement character."""
+    idx = SQLiteIndex(tmp_path / "index.db", dimension=4)
+    try:
+        conn = idx._tokenizer()
+        assert conn.text_factory(b"caf\xc3") == "caf\ufffd"
+        assert idx.term_stats(["plan"]).df.get("plan", 0) == 0  # and it still answers
+    finally:
+        idx.close()
