@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import PREDICATES, Phrase, Salience, phrases
-from tellmemore.conversation.referents import ORDINAL_HEADS, Referent, ReferentKind
+from tellmemore.conversation.referents import ORDINAL_HEADS, ORDINALS, Referent, ReferentKind
 from tellmemore.conversation.text import (
     FUNCTION_WORDS,
     RELATIONAL_NOUNS,
@@ -112,6 +112,24 @@ def time_qualifier(fragment: str) -> str:
         return fragment
     prep = "in" if last in _IN_TIMES else "at" if last in ("night", "nights") else "on"
     return f"{prep} {fragment}"
+
+
+_THE_ORDINAL = re.compile(r"\bthe\s+(?P<ordinal>\w+)\s+(?P<head>\w+)", re.IGNORECASE)
+
+
+def same_ordinal(query: str, typed: str) -> str:
+    """ "and the last one?" after "what's the second step?": the rebuilt question asks
+    for "the last step", not "the second step" with the last step's text."""
+    new = _THE_ORDINAL.search(typed)
+    if new is None or new.group("ordinal").lower() not in ORDINALS:
+        return query
+    for m in _THE_ORDINAL.finditer(query):
+        old = m.group("ordinal").lower()
+        swapped = old in ORDINALS and old != new.group("ordinal").lower()
+        if swapped and m.group("head").lower() in ORDINAL_HEADS:
+            at = m.start("ordinal")
+            return query[:at] + new.group("ordinal") + query[m.end("ordinal") :]
+    return query
 
 
 def _is_time(phrase: str) -> bool:

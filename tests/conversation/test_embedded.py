@@ -492,3 +492,21 @@ def test_a_comparative_before_one_is_no_antecedent_but_a_noun_in_er_is() -> None
         "subscribers"
     ]
     assert [p.text for p in phrases("how do I set up the router one?")] == ["router"]
+
+
+def test_and_the_last_one_after_the_second_step_asks_for_the_last_step() -> None:
+    """ "what's the second step?" then "and the last one?" was rebuilt as "what's the
+    second step (<the last step's text>)?"."""
+    steps = (
+        "1. Sign in to the console.\n2. Pick the region closest to your sites.\n"
+        "3. Run the built-in connectivity test."
+    )
+    history = [
+        U("how do I connect my sites?"),
+        A(steps),
+        U("what's the second step?"),
+        A("2. Pick the region closest to your sites."),
+    ]
+    res = resolve("and the last one?", history)
+    assert "the last step" in res.query and "second" not in res.query, res
+    assert "connectivity test" in res.query

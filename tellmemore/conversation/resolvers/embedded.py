@@ -44,6 +44,7 @@ from tellmemore.conversation.compose import (
     clarification_question,
     parse_clarification,
     replacement,
+    same_ordinal,
     splice,
     splice_modifier,
     substitute_subject,
@@ -783,6 +784,8 @@ class _Run:
             query = substitute_subject(base, fragment, self.salience, varied=varied)
         if query is None:
             return self._carry(message, cands, key=ellipsis.opener.strip().lower())
+        if typed_fragment is not None:
+            query = same_ordinal(query, typed_fragment)
         # bound to the previous question made standalone: "Answering about: does the Pro
         # plan include escalation?" says what "it" was, where the typed question would not
         return Resolution(query=query, bindings={ellipsis.opener.strip().lower(): base})
