@@ -23,7 +23,7 @@ from tellmemore.index.sqlite import SQLiteIndex
 from tellmemore.ingest.pipeline import ingest
 from tellmemore.state.db import StateDB
 from tellmemore.testing.fakes import FakeEmbedder
-from tellmemore.types import Chunk
+from tellmemore.types import Chunk, IngestReport
 
 from .helpers import Project, snapshot
 from .test_crash import make_corpus, mutate_corpus
@@ -111,16 +111,18 @@ def run(
     *,
     sync: bool,
     kill: tuple[str, int] | None = None,
-) -> tuple[bool, dict[str, int]]:
-    """One ingest, killed at `kill` = (kind, n); returns (killed, counts per kind)."""
+) -> tuple[bool, dict[str, int], IngestReport | None]:
+    """One ingest, killed at `kill` = (kind, n); returns (killed, counts per kind, the
+    report of a run that finished)."""
     kind, n = kill or ("", 0)
     embedder = CountingEmbedder(n if kind == "embed" else None)
     index = KillAfterWrite(
         SQLiteIndex(project / "index.db", dimension=64), n if kind == "write" else None
     )
     state = KillAfterCommit(project / "state.db", n if kind == "commit" else None)
+    report = None
     try:
-        ingest(
+        report = ingest(
             [corpus],
             index=index,
             embedder=embedder,
@@ -135,7 +137,8 @@ def run(
     finally:
         index.close()
         state.close()
-    return killed, {"embed": embedder.calls, "write": index.writes, "commit": state.commits}
+    counts = {"embed": embedder.calls, "write": index.writes, "commit": state.commits}
+    return killed, counts, report
 
 
 @pytest.mark.parametrize("update", [False, True], ids=["first-ingest", "update-with-sync"])
@@ -149,7 +152,7 @@ def test_every_crash_point_recovers_to_the_clean_result(tmp_path: Path, update: 
         mutate_corpus(corpus, seed=6)
     clean = tmp_path / "clean"
     shutil.copytree(base, clean)
-    killed, counts = run(clean, corpus, sync=update)
+    killed, counts, _ = run(clean, corpus, sync=update)
     assert not killed and min(counts.values()) >= 2
     expected = snapshot(clean / "index.db")
 
@@ -160,7 +163,7 @@ def test_every_crash_point_recovers_to_the_clean_result(tmp_path: Path, update: 
     for point in points:
         project = tmp_path / f"{point[0]}{point[1]}"
         shutil.copytree(base, project)
-        killed, _ = run(project, corpus, sync=update, kill=point)
+        killed, _, _ = run(project, corpus, sync=update, kill=point)
         assert killed, point
         run(project, corpus, sync=update)
         assert snapshot(project / "index.db") == expected, f"crash at {point}"
@@ -175,7 +178,7 @@ def test_the_journal_names_the_documents_in_flight(tmp_path: Path) -> None:
     make_corpus(corpus, seed=9, n_docs=N_DOCS)
     project = tmp_path / "p"
     project.mkdir()
-    killed, _ = run(project, corpus, sync=False, kill=("write", 2))
+    killed, _, _ = run(project, corpus, sync=False, kill=("write", 2))
     assert killed
     rows = Project(project).state_rows("SELECT doc_id, run_id FROM journal")
     assert rows and len({r["run_id"] for r in rows}) == 1
@@ -192,22 +195,10 @@ def test_a_resumed_first_ingest_reports_added_documents_not_updated_ones(
     make_corpus(corpus, seed=9, n_docs=N_DOCS)
     project = tmp_path / "p"
     project.mkdir()
-    killed, _ = run(project, corpus, sync=False, kill=("write", 2))
+    killed, _, _ = run(project, corpus, sync=False, kill=("write", 2))
     assert killed
-    index = SQLiteIndex(project / "index.db", dimension=64)
-    state = StateDB(project / "state.db")
-    try:
-        report = ingest(
-            [corpus],
-            index=index,
-            embedder=FakeEmbedder(),
-            state=state,
-            chunk_tokens=CHUNK_TOKENS,
-            write_batch=WRITE_BATCH,
-        )
-    finally:
-        index.close()
-        state.close()
+    _, _, report = run(project, corpus, sync=False)
+    assert report is not None
     assert report.docs_updated == 0
     assert report.docs_added + report.docs_unchanged == N_DOCS
     assert report.docs_added > 0
