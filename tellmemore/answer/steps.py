@@ -10,15 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-_ORDINALS = {
-    w: i + 1
-    for i, w in enumerate(
-        "first second third fourth fifth sixth seventh eighth ninth tenth".split()  # noqa: SIM905
-    )
-}
+from tellmemore.conversation.referents import ORDINALS
+
+_ORDINAL_WORDS = {w: n for w, n in ORDINALS.items() if w not in ("former", "latter")}
+"""The resolver's ordinals ("second", "3rd", "last"); "the former step" is no step."""
 _STEP_ASKED = re.compile(
-    r"\bstep\s+(?:number\s+)?(\d{1,2})\b|\b(\d{1,2})(?:st|nd|rd|th)\s+step\b"
-    r"|\b(" + "|".join(_ORDINALS) + r"|last|final)\s+step\b",
+    r"\bstep\s+(?:number\s+)?(\d{1,2})\b|\b(" + "|".join(_ORDINAL_WORDS) + r")\s+step\b",
     re.IGNORECASE,
 )
 
@@ -28,10 +25,9 @@ def asked_step(query: str) -> int | None:
     m = _STEP_ASKED.search(query)
     if m is None:
         return None
-    if m.group(1) or m.group(2):
-        return int(m.group(1) or m.group(2))
-    word = m.group(3).lower()
-    return -1 if word in ("last", "final") else _ORDINALS[word]
+    if m.group(1):
+        return int(m.group(1))
+    return _ORDINAL_WORDS[m.group(2).lower()]
 
 
 def pick_step(query: str, procedures: Sequence[Sequence[str]]) -> tuple[int, int, str] | None:

@@ -75,7 +75,8 @@ class Ellipsis:
 
 ORDINALS = {
     "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
-    "fifth": 5, "5th": 5, "sixth": 6, "6th": 6, "last": -1, "final": -1,
+    "fifth": 5, "5th": 5, "sixth": 6, "6th": 6, "seventh": 7, "7th": 7, "eighth": 8,
+    "8th": 8, "ninth": 9, "9th": 9, "tenth": 10, "10th": 10, "last": -1, "final": -1,
     "former": 1, "latter": 2,
 }  # fmt: skip
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5}
