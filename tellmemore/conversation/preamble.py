@@ -23,10 +23,10 @@ _SWITCH = re.compile(
     re.IGNORECASE,
 )
 """A marker that the user turns to something else."""
-_INTERJECTION = re.compile(
-    r"(?:ok(?:ay)?|alright|all right|right|well|so|hmm+|great|thanks)\s*[,:;.!-]+\s*(?=\S)",
-    re.IGNORECASE,
-)
+INTERJECTIONS = r"ok(?:ay)?|alright|all right|right|well|so|hmm+|great|thanks|cool"
+"""Words that open a message without saying anything of its subject (a regex
+alternation, shared with `referents.find_ellipsis`)."""
+_INTERJECTION = re.compile(rf"(?:{INTERJECTIONS})\s*[,:;.!-]+\s*(?=\S)", re.IGNORECASE)
 """A word that opens a preamble before its marker: "ok, switching topics: ..."."""
 _ANOTHER = re.compile(
     r"(?:one (?:last|more|other) (?:thing|question)|another (?:thing|question))\s*[,:;.!-]+\s*",

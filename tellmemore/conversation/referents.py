@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, replace
 
 from tellmemore.conversation import constants as C
+from tellmemore.conversation.preamble import INTERJECTIONS
 from tellmemore.conversation.text import (
     AUXILIARIES,
     COMMON_VERBS,
@@ -448,8 +449,7 @@ def _it_takes_to(toks: list[Token], i: int) -> bool:
 def find_ellipsis(message: str) -> Ellipsis | None:
     """An ellipsis or bridging opener at the start of `message`, with its fragment."""
     text = message.strip()
-    text = re.sub(r"^(?:ok(?:ay)?|thanks|great|cool|right|hmm+|well)[,.!]?\s+", "", text,
-                  flags=re.IGNORECASE)  # fmt: skip
+    text = re.sub(rf"^(?:{INTERJECTIONS})[,.!]?\s+", "", text, flags=re.IGNORECASE)
     for pattern, kind in _OPENERS:
         m = pattern.match(text)
         if m is None:
