@@ -193,6 +193,9 @@ class Citation:
     snippet: str = ""
     section: tuple[str, ...] = ()
     score: float = 0.0
+    pages: tuple[int, ...] = ()
+    """Pages of a paged source (PDF) the passage is on: (first,) or (first, last); ()
+    for sources without pages."""
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from tellmemore.answer.citations import page_label
 from tellmemore.types import Answer
 
 
@@ -27,5 +28,6 @@ def print_answer(console: Console, answer: Answer, *, streamed: bool = False) ->
     for i, c in enumerate(answer.citations, start=1):
         where = " > ".join((c.title, *c.section))
         version = f" (v{c.version})" if c.version else ""
+        page = f", {page_label(c.pages)}" if c.pages else ""
         link = f" {c.url}" if c.url else ""
-        console.print(f"  [cyan][{i}][/] {where}{version}{link}")
+        console.print(f"  [cyan][{i}][/] {where}{version}{page}{link}")

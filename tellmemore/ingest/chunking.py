@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 from tellmemore.ingest.ids import chunk_id, content_hash
 from tellmemore.ingest.loaders.base import Document
+from tellmemore.ingest.pages import PageLocator
 from tellmemore.types import Chunk
 
 CHUNKER_VERSION = "1"
@@ -466,6 +467,9 @@ def chunk_document(
     with the last sentences of the previous chunk's body (prose only, never across
     sections, and only as many as fit), so a fact cut at a chunk boundary is still
     whole in one chunk. Ids stay those of `overlap_sentences=0`; 0 changes nothing.
+
+    A paged document (`doc.page_starts`, PDF) gives every chunk `metadata["page_span"]`:
+    [first] or [first, last], the pages its body came from.
     """
     if max_tokens < 16:
         raise ValueError(f"max_tokens must be >= 16, got {max_tokens}")
@@ -474,6 +478,7 @@ def chunk_document(
     title = doc.title or doc.doc_id
     chunks: list[Chunk] = []
     ordinals: dict[tuple[str, ...], int] = {}
+    pages = PageLocator(doc.text, doc.page_starts) if doc.page_starts else None
     for section in parse_sections(doc.text, title):
         header = make_header(title, section.path, max_tokens // 2, count_tokens)
         fitted = _bodies(section, header, max_tokens, count_tokens)
@@ -497,6 +502,9 @@ def chunk_document(
                 "ordinal": ordinal,
                 "flags": injection_flags(body),
             }
+            span = pages.span(body) if pages is not None else ()
+            if span:
+                metadata["page_span"] = list(span)
             chunks.append(
                 Chunk(
                     id=chunk_id(doc.doc_id, section.path, ordinal, tenant=tenant),

@@ -67,10 +67,11 @@ def document_hash(
 ) -> str:
     """Everything that changes a document's chunks or their vectors.
 
-    The overlap takes part only when non-zero, so the hashes of documents ingested
-    before it existed are unchanged and nothing is re-chunked for it.
+    The overlap and the page starts take part only when present, so the hashes of
+    documents ingested before they existed are unchanged and nothing is re-chunked for them.
     """
     overlap = (f"overlap_sentences={overlap_sentences}",) if overlap_sentences else ()
+    pages = (f"page_starts={list(doc.page_starts)}",) if doc.page_starts else ()
     return content_hash(
         doc.text,
         doc.title,
@@ -84,6 +85,7 @@ def document_hash(
         embedder,
         tenant,
         *overlap,
+        *pages,
     )
 
 

@@ -66,6 +66,7 @@ class CitationModel(BaseModel):
     snippet: str = ""
     section: list[str] = Field(default_factory=list)
     score: float = 0.0
+    pages: list[int] = Field(default_factory=list)
 
 
 class LatencyModel(BaseModel):

@@ -93,6 +93,14 @@ def test_pdf_text_and_title(tmp_path: Path) -> None:
     assert doc.title == "Card"
     assert "Helmets are free." in doc.text and "Page two." in doc.text
     assert doc.metadata == {"pages": 2}
+    assert doc.page_starts == ((0, 1), (doc.text.index("Page two."), 2))
+
+
+def test_pdf_page_starts_skip_empty_pages_but_keep_their_numbers(tmp_path: Path) -> None:
+    p = write(tmp_path / "gap.pdf", make_pdf([["First page."], [], ["Third page."]]))
+    [doc] = load_path(p)
+    assert [n for _, n in doc.page_starts] == [1, 3]
+    assert doc.text[doc.page_starts[1][0] :].startswith("Third page.")
 
 
 def test_sample_pdf_loads() -> None:

@@ -152,6 +152,24 @@ def test_a_conversation_in_the_browser(browser: Any, server: str, sample_project
     context.close()
 
 
+def test_a_pdf_source_shows_its_page(browser: Any, server: str) -> None:
+    """The sample's router PDF has its firmware notes on page 2: the source list and the
+    citation marker's tooltip say so."""
+    context = browser.new_context()
+    _stay_local(context)
+    page = context.new_page()
+    page.goto(server + "/")
+    answer = _ask(page, "which Norrland firmware drops tunnels every 24 hours?", 1)
+    trace = httpx.get(f"{server}/v1/traces/{answer.get_attribute('data-trace-id')}").json()
+    cited = trace["answer"]["citations"]
+    n = next(i for i, c in enumerate(cited) if c["pages"] == [2])
+    source = answer.locator(".source").nth(n)
+    assert source.locator(".pages").inner_text() == "p. 2"
+    marker = answer.locator(f".cite:text-is('{n + 1}')").first
+    assert marker.get_attribute("title").endswith(", p. 2")
+    context.close()
+
+
 def test_clarifying_question_buttons_send_the_choice(browser: Any, server: str) -> None:
     """A clarification (stubbed, so the buttons are tested apart from the resolver)
     shows its options as buttons; a click sends the option as the next message."""

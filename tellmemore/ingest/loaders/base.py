@@ -54,6 +54,9 @@ class Document:
     url: str = ""
     version: str = ""
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    page_starts: tuple[tuple[int, int], ...] = ()
+    """For paged sources (PDF): (offset in `text`, page number) of every page with text,
+    so each chunk can name the pages it came from (`ingest.pages`)."""
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,8 @@
 """PDF files through pypdf: the text layer of every page, joined in order.
 
+Where each page starts is kept (`Document.page_starts`), so a chunk's citation names
+its pages ("p. 4").
+
 A PDF has no reliable heading structure, so its chunks are packed by
 paragraphs under the document title. Encrypted PDFs are opened when they use
 an empty user password (common for "protected" PDFs); otherwise, like a
@@ -36,8 +39,26 @@ def _quiet_pypdf() -> Iterator[None]:
         logger.setLevel(level)
 
 
-def pdf_text(data: bytes, *, where: str) -> tuple[str, str, int]:
-    """(text, title from the PDF metadata, number of pages)."""
+def join_pages(pages: list[str]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The pages' text, blank-line separated, and (offset, page number) of each page with
+    text (empty pages, such as scanned ones, are left out but keep their number)."""
+    parts: list[str] = []
+    starts: list[tuple[int, int]] = []
+    at = 0
+    for number, page in enumerate(pages, start=1):
+        page = page.strip()
+        if not page:
+            continue
+        if parts:
+            at += 2
+        starts.append((at, number))
+        parts.append(page)
+        at += len(page)
+    return "\n\n".join(parts), tuple(starts)
+
+
+def pdf_pages(data: bytes, *, where: str) -> tuple[list[str], str]:
+    """(the text layer of every page, title from the PDF metadata)."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
@@ -60,8 +81,7 @@ def pdf_text(data: bytes, *, where: str) -> tuple[str, str, int]:
         raise
     except (PdfReadError, Exception) as exc:
         raise LoaderError(where, f"cannot read PDF: {type(exc).__name__}: {exc}") from exc
-    text = "\n\n".join(p.strip() for p in pages if p.strip())
-    return text, title, len(pages)
+    return pages, title
 
 
 class PDFLoader:
@@ -73,7 +93,8 @@ class PDFLoader:
     def load(self, source: Source) -> LoadResult:
         if not source.data.lstrip().startswith(b"%PDF"):
             raise LoaderError(source.source, "cannot read PDF: no %PDF header (not a PDF file)")
-        text, title, n_pages = pdf_text(source.data, where=source.source)
+        pages, title = pdf_pages(source.data, where=source.source)
+        text, page_starts = join_pages(pages)
         if not text.strip():
             raise LoaderError(
                 source.source, "PDF has no text layer (scanned pages?); run OCR on it first"
@@ -86,7 +107,8 @@ class PDFLoader:
                     text=text + "\n",
                     source=source.source,
                     format=self.format,
-                    metadata={"pages": n_pages},
+                    metadata={"pages": len(pages)},
+                    page_starts=page_starts,
                 ),
             )
         )

@@ -293,7 +293,8 @@
           el("span", { class: "source-n", text: String(i + 1) }),
           el("div", { class: "source-head" }, title,
             section ? el("span", { class: "source-section", text: section }) : null,
-            c.version ? el("span", { class: "version", title: "Document version", text: `v${c.version}` }) : null),
+            c.version ? el("span", { class: "version", title: "Document version", text: `v${c.version}` }) : null,
+            c.pages && c.pages.length ? el("span", { class: "pages", title: "Pages of the source", text: pageLabel(c.pages) }) : null),
           c.snippet ? el("p", { class: "source-snippet", text: c.snippet }) : null);
       });
       this.sources.replaceChildren(el("h3", { text: "Sources" }), el("ol", {}, items));
@@ -349,6 +350,11 @@
     }
   }
 
+  // "p. 4" or "pp. 4-5": where a passage of a paged source (PDF) is.
+  function pageLabel(pages) {
+    return pages.length === 1 ? `p. ${pages[0]}` : `pp. ${pages[0]}-${pages[pages.length - 1]}`;
+  }
+
   // "[1]" markers become links to the cited document.
   function withCitationLinks(text, citations) {
     const parts = [];
@@ -360,7 +366,8 @@
       const c = citations[n - 1];
       if (!c) continue;
       parts.push(text.slice(last, m.index));
-      const label = `${c.title}${c.version ? ` (v${c.version})` : ""}`;
+      const pages = c.pages && c.pages.length ? `, ${pageLabel(c.pages)}` : "";
+      const label = `${c.title}${c.version ? ` (v${c.version})` : ""}${pages}`;
       parts.push(c.url
         ? el("a", { class: "cite", href: c.url, target: "_blank", rel: "noopener noreferrer",
           title: label, "aria-label": `Source ${n}: ${label}` }, String(n))
