@@ -24,7 +24,7 @@ from tellmemore.index.base import Embedder, Index
 from tellmemore.retrieval import Retriever
 from tellmemore.state.conversations import ConversationStore
 from tellmemore.state.db import StateDB
-from tellmemore.turn import TurnRequest, TurnRunner, validate_message
+from tellmemore.turn import TurnRequest, TurnRunner, valid_unicode, validate_message
 from tellmemore.types import Answer, Hit, IngestReport, SearchFilter, SearchMode, Turn
 
 if TYPE_CHECKING:
@@ -232,7 +232,9 @@ class Session:
     def stream(
         self, message: str, *, history: Sequence[Mapping[str, str] | Turn] | None = None
     ) -> AnswerStream:
-        validate_message(message, limit=self.assistant.settings.conversation.max_message_chars)
+        message = validate_message(
+            message, limit=self.assistant.settings.conversation.max_message_chars
+        )
         turns = parse_history(history) if history is not None else self.history
         # One LLM budget for the whole turn: summary refresh, resolver and generator.
         deadline = time.monotonic() + self.assistant.settings.llm.deadline_s
@@ -301,7 +303,7 @@ def parse_history(history: Sequence[Mapping[str, str] | Turn] | str | Path) -> l
                 f"history[{i}]: role must be 'user' or 'assistant' and content a string, "
                 f"got role={role!r}"
             )
-        turns.append(Turn(role=role, content=content))
+        turns.append(Turn(role=role, content=valid_unicode(content)))
     return turns
 
 

@@ -358,9 +358,21 @@ class TurnRunner:
         return DoneEvent(answer)
 
 
+def valid_unicode(text: str) -> str:
+    """`text` with lone surrogates replaced by U+FFFD. JSON's "\\ud800" and a command-line
+    byte that is not UTF-8 ("caf\\xe9") arrive as lone surrogates, which the tokenizer,
+    SQLite and the UTF-8 encoders of HTTP and the terminal all refuse."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
 def validate_message(message: str, *, limit: int) -> str:
-    """The message stripped, or an InputError that says what is wrong and the limit."""
-    text = message.strip() if isinstance(message, str) else ""
+    """The message stripped (and made valid Unicode), or an InputError that says what is
+    wrong and the limit."""
+    text = valid_unicode(message).strip() if isinstance(message, str) else ""
     if not text:
         raise InputError("the message is empty; type a question")
     if len(text) > limit:

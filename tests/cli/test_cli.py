@@ -172,3 +172,27 @@ def test_feedback_is_stored_on_the_trace_ask_printed(project: Path) -> None:
     assert rows == [("down", "too long")]
     unknown = runner.invoke(app, ["feedback", "no-such-trace", "up", "--project", str(project)])
     assert unknown.exit_code != 0
+
+
+def test_a_byte_that_is_not_utf8_is_replaced_not_a_crash(project: Path) -> None:
+    """A Latin-1 terminal sends "caf\\xe9": Python hands it over as a lone surrogate, which
+    the tokenizer, SQLite and the terminal's encoder all refuse. It becomes U+FFFD."""
+    args = [sys.executable, "-m", "tellmemore"]
+    asked = subprocess.run(
+        [*args, "ask", b"caf\xe9 how much is a day pass?", "--project", str(project), "--json"],
+        capture_output=True,
+        timeout=120,
+    )
+    assert asked.returncode == 0, asked.stderr.decode()
+    answer = json.loads(asked.stdout)
+    assert answer["message"] == "caf\ufffd how much is a day pass?"
+    assert not answer["abstained"]
+    chat = subprocess.run(
+        [*args, "chat", "--project", str(project)],
+        input=b"caf\xe9 price of a day pass\nhow much is the monthly pass?\n/quit\n",
+        capture_output=True,
+        timeout=120,
+    )
+    assert chat.returncode == 0, chat.stderr.decode()
+    assert b"Traceback" not in chat.stderr
+    assert chat.stdout.count(b"Searching for:") == 2  # the second question was answered too

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -147,3 +149,18 @@ def test_a_body_over_the_limit_is_413_before_it_is_read(sample_project, minilm) 
             assert small.status_code == 200
     finally:
         assistant.close()
+
+
+def test_a_lone_surrogate_is_replaced_not_a_crash(client: TestClient) -> None:
+    """'\\ud800' is valid JSON but no character: it becomes U+FFFD, plain and streamed."""
+    headers = {"content-type": "application/json"}
+
+    def body(**fields: object) -> str:
+        return json.dumps({"message": "how much is a day pass \ud800?", **fields})  # as escaped
+
+    r = client.post("/v1/chat", content=body(), headers=headers)
+    assert r.status_code == 200, r.text
+    assert r.json()["message"] == "how much is a day pass \ufffd?"
+    with client.stream("POST", "/v1/chat", content=body(stream=True), headers=headers) as s:
+        events = [ln.removeprefix("event: ") for ln in s.iter_lines() if ln.startswith("event:")]
+    assert events[0] == "resolution" and events[-1] == "done"
