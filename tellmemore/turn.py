@@ -7,10 +7,11 @@ clarification, abstention, degraded LLM), ends with one Answer and one trace.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tellmemore.answer import abstain, citations, extractive, generate
@@ -45,6 +46,8 @@ from tellmemore.types import (
 
 if TYPE_CHECKING:
     from tellmemore.llm import LLMClient
+
+logger = logging.getLogger(__name__)
 
 SMALL_TALK_REPLIES = {
     "thanks": "You're welcome! Ask me anything else about the documents.",
@@ -104,7 +107,7 @@ class TurnRunner:
         decided = decide(message, history)
         if decided.decision is not Decision.RETRIEVE and req.forced_query is None:
             yield ResolutionEvent(decided.decision, "skipped: no retrieval", None)
-            text = self._no_retrieval_reply(decided.decision, message, history, req.deadline)
+            text, model = self._no_retrieval_reply(decided.decision, message, history, req)
             # No retrieval, no citations: "[n]" markers copied from the last answer would
             # point at nothing, so they go.
             text = keep_valid_markers(text, 0)
@@ -114,7 +117,7 @@ class TurnRunner:
                 answer=text,
                 message=message,
                 decision=decided.decision,
-                model="rules",
+                model=model,
                 latency_ms=LatencyMs(total=_ms(t_start)),
                 session_id=req.session_id,
             )
@@ -190,7 +193,10 @@ class TurnRunner:
                         message, history, hits, streamed, req.deadline
                     )
                     model = self.settings.llm.model
+                    if text and not cited:
+                        req.degraded.append("generate:uncited")
                 except LLMError as exc:
+                    logger.warning("LLM answer failed, quoting the sources instead: %s", exc)
                     req.degraded.append(f"generate:{exc.kind}")
                     text = ""
             if not text and not abstained and streamed:
@@ -309,28 +315,32 @@ class TurnRunner:
         return keep_valid_markers(text, len(sources)), cited, False
 
     def _no_retrieval_reply(
-        self, decision: Decision, message: str, history: list[Turn], deadline: float | None
-    ) -> str:
+        self, decision: Decision, message: str, history: list[Turn], req: TurnRequest
+    ) -> tuple[str, str]:
+        """(reply, the model that wrote it): small talk, or the last answer rewritten."""
         if decision is Decision.SMALL_TALK:
-            return SMALL_TALK_REPLIES[small_talk_kind(message)]
+            return SMALL_TALK_REPLIES[small_talk_kind(message)], "rules"
         last = next((t.content for t in reversed(history) if t.role == "assistant"), "")
         if self.llm is not None and last:
             try:
-                return self.llm.complete_text(
+                rewritten = self.llm.complete_text(
                     [
                         {
                             "role": "system",
                             "content": "Rewrite your previous answer as the user asks. "
-                            "Keep every fact, code, number and citation marker.",
+                            "Keep every fact, code and number; leave out citation markers "
+                            "such as [1].",
                         },
                         *({"role": t.role, "content": t.content} for t in history[-4:]),
                         {"role": "user", "content": message},
                     ],
-                    deadline=deadline,
+                    deadline=req.deadline,
                 )
-            except LLMError:
-                pass
-        return shorten(last) if last else "There is no previous answer to change yet."
+                return rewritten, self.settings.llm.model
+            except LLMError as exc:
+                logger.warning("LLM rewrite failed, shortening by rule instead: %s", exc)
+                req.degraded.append(f"rewrite:{exc.kind}")
+        return (shorten(last) if last else "There is no previous answer to change yet."), "rules"
 
     def _finish(
         self,
@@ -341,6 +351,7 @@ class TurnRunner:
         resolution: Resolution | None,
         hits: Sequence[Hit],
     ) -> DoneEvent:
+        answer = replace(answer, degraded=tuple(req.degraded))
         trace = Trace(
             trace_id=answer.trace_id,
             session_id=req.session_id,

@@ -232,6 +232,10 @@ class Answer:
     api_version: str = API_VERSION
     clarification_options: tuple[str, ...] = ()
     """The alternatives a clarifying question offers, so a UI can show them as buttons."""
+    degraded: tuple[str, ...] = ()
+    """What fell back this turn, as "stage:kind": "generate:rate_limit" (the LLM failed and
+    the answer is quoted from the sources), "generate:uncited" (the model cited no
+    source), "resolve:timeout", "summary:...". Empty when everything worked."""
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)

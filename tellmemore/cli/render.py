@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 
 from tellmemore.answer.citations import page_label
+from tellmemore.answer.degraded import degraded_notes
 from tellmemore.types import Answer
 
 
@@ -31,3 +33,5 @@ def print_answer(console: Console, answer: Answer, *, streamed: bool = False) ->
         page = f", {page_label(c.pages)}" if c.pages else ""
         link = f" {c.url}" if c.url else ""
         console.print(f"  [cyan][{i}][/] {where}{version}{page}{link}")
+    for note in degraded_notes(answer.degraded):
+        console.print(f"[yellow]![/] {escape(note)}")

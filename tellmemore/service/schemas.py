@@ -91,6 +91,7 @@ class AnswerModel(BaseModel):
     answering_about: str | None
     clarification: str | None
     clarification_options: list[str] = Field(default_factory=list)
+    degraded: list[str] = Field(default_factory=list)
     model: str
     latency_ms: LatencyModel
     session_id: str | None

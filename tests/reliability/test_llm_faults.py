@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tellmemore.answer.degraded import degraded_notes
 from tellmemore.answer.stream import CitationsEvent, DeltaEvent, DoneEvent, Event
 from tellmemore.assistant import Assistant, Session
 from tellmemore.testing.scripted_llm import Reply, ScriptedLLMServer
@@ -84,6 +85,7 @@ def play(assistant: Assistant, session: Session, message: str) -> tuple[Answer, 
     assert elapsed <= DEADLINE_S + MARGIN_S, f"turn took {elapsed:.2f}s"
     trace = assistant.trace(answer.trace_id)
     assert trace["answer"] == answer.to_dict()
+    assert list(answer.degraded) == trace["degraded"], "the caller sees what fell back"
     assert trace["session_id"] == session.id
     return answer, trace
 
@@ -239,6 +241,7 @@ def test_an_unusable_edit_request_falls_back_to_the_previous_answer(
     answer, _ = play(llm_assistant, session, "make that shorter")
     assert answer.decision is Decision.ABOUT_LAST_ANSWER
     assert answer.answer == GENERATED.replace(" [1]", ""), "the first sentence, unsourced"
+    assert answer.model == "rules" and answer.degraded == ("rewrite:timeout",)
 
 
 def test_generated_citations_keep_the_numbering_of_the_sources(
@@ -262,6 +265,28 @@ def test_a_rewrite_of_the_last_answer_drops_markers_it_cannot_back(
     assert answer.decision is Decision.ABOUT_LAST_ANSWER
     assert answer.citations == ()
     assert answer.answer == "Enterprise covers weekends. See also."
+    assert answer.model == "scripted", "the model wrote it, not the rules"
+
+
+def test_a_refused_key_is_told_to_the_user_not_passed_off_as_an_answer(
+    llm_assistant: Assistant, server: ScriptedLLMServer
+) -> None:
+    """A wrong API key (401) degrades every answer: the Answer says so, and why."""
+    answer, _ = fault_turn(llm_assistant, server, Reply.json(REWRITE), Reply.error(401))
+    assert answer.degraded == ("generate:client",)
+    assert answer.model == "extractive" and answer.citations
+    assert degraded_notes(answer.degraded) == [
+        "The LLM could not answer (client); this answer is quoted from the sources."
+    ]
+
+
+def test_an_answer_that_cites_no_source_is_flagged(
+    llm_assistant: Assistant, server: ScriptedLLMServer
+) -> None:
+    uncited = "Enterprise escalations cover weekends."
+    answer, _ = fault_turn(llm_assistant, server, Reply.json(REWRITE), uncited)
+    assert answer.answer == uncited and answer.citations == ()
+    assert answer.degraded == ("generate:uncited",)
 
 
 def test_a_failed_summary_refresh_is_recorded_in_the_trace(

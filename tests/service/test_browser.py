@@ -22,6 +22,7 @@ import pytest
 from tellmemore.assistant import Assistant
 from tellmemore.config import Settings
 from tellmemore.service import create_app
+from tellmemore.testing.scripted_llm import Reply, ScriptedLLMServer
 
 from .servers import REPO, serve_in_thread
 
@@ -168,6 +169,30 @@ def test_a_pdf_source_shows_its_page(browser: Any, server: str) -> None:
     marker = answer.locator(f".cite:text-is('{n + 1}')").first
     assert marker.get_attribute("title").endswith(", p. 2")
     context.close()
+
+
+def test_a_failed_llm_is_said_under_the_answer(
+    browser: Any, sample_project: Path, minilm: Any
+) -> None:
+    """The LLM endpoint refuses the key (401): the answer is quoted from the sources, and
+    the page says so instead of passing it off as the model's."""
+    with ScriptedLLMServer() as llm:
+        llm.enqueue(*[Reply.error(401)] * 4)
+        settings = Settings.load(sample_project, llm={"base_url": llm.base_url, "model": "m"})
+        assistant = Assistant(settings, embedder=minilm)
+        with serve_in_thread(create_app(settings, assistant=assistant)) as base:
+            context = browser.new_context()
+            _stay_local(context)
+            page = context.new_page()
+            page.goto(base + "/")
+            answer = _ask(page, FIRST, 1)
+            note = answer.locator(".degraded-note")
+            assert note.inner_text() == (
+                "The LLM could not answer (client); this answer is quoted from the sources."
+            )
+            assert answer.locator(".answer-text").inner_text().strip()
+            context.close()
+        assistant.close()
 
 
 def test_clarifying_question_buttons_send_the_choice(browser: Any, server: str) -> None:

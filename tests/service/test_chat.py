@@ -30,6 +30,7 @@ ANSWER_KEYS = {
     "answering_about",
     "clarification",
     "clarification_options",
+    "degraded",
     "model",
     "latency_ms",
     "session_id",
@@ -50,6 +51,7 @@ def test_answer_has_the_v1_shape_with_cited_sources(client: TestClient) -> None:
     assert cite["doc"] == "cloud-connect/escalation.md"
     assert cite["version"] and cite["url"].startswith("https://")
     assert set(body["latency_ms"]) == {"total", "resolve", "retrieve", "answer"}
+    assert body["degraded"] == [], "no LLM is configured: nothing fell back"
 
 
 def test_follow_up_in_a_session_is_searched_standalone(client: TestClient) -> None:

@@ -175,6 +175,9 @@
         text.append(...withCitationLinks(answer.answer, answer.citations));
         this.body.append(text);
       }
+      for (const note of degradedNotes(answer.degraded || [])) {
+        this.body.append(el("p", { class: "degraded-note", role: "note", text: note }));
+      }
       this.renderSources(answer.citations, answer.trace_id);
       this.renderFoot(answer);
       scrollDown();
@@ -348,6 +351,24 @@
       reason.focus({ preventScroll: true });
       fbForm.scrollIntoView({ block: "nearest" });
     }
+  }
+
+  // Why part of the turn fell back (Answer.degraded), as tellmemore/answer/degraded.py says it.
+  function degradedNotes(degraded) {
+    const stages = {
+      generate: "The LLM could not answer (WHY); this answer is quoted from the sources.",
+      rewrite: "The LLM could not rewrite the answer (WHY); it was shortened by rule.",
+      resolve: "The LLM could not resolve the follow-up (WHY); the rules resolved it.",
+      summary: "The conversation summary could not be refreshed (WHY).",
+    };
+    return degraded.map((item) => {
+      if (item === "generate:uncited") {
+        return "The model cited no source for this answer: check it against them.";
+      }
+      const [stage, kind] = item.split(":", 2);
+      const why = (kind || "unknown error").replaceAll("_", " ");
+      return (stages[stage] || `${stage} fell back (WHY).`).replace("WHY", why);
+    });
   }
 
   // "p. 4" or "pp. 4-5": where a passage of a paged source (PDF) is.
