@@ -17,6 +17,7 @@ from tellmemore.conversation.text import (
     FUNCTION_WORDS,
     RELATIONAL_NOUNS,
     TIME_WORDS,
+    Token,
     content_words,
     looks_plural,
     norm,
@@ -86,12 +87,39 @@ def splice_modifier(base: str, fragment: str) -> str | None:
             return f"{core[: at[-1].start].rstrip()} {fragment}{end or '?'}"
     if toks and toks[0].low in _PREPS:
         core_toks = tokenize(core)
-        for i in range(len(core_toks) - 1, max(len(core_toks) - 1 - MAX_TAIL_TOKENS, -1), -1):
+        tail = range(len(core_toks) - 1, max(len(core_toks) - 1 - MAX_TAIL_TOKENS, -1), -1)
+        for i in tail:
             if core_toks[i].low == toks[0].low:
                 if _is_time(core[core_toks[i].end :]) == _is_time(fragment):
                     core = core[: core_toks[i].start].rstrip()
                 break  # "the SLA on status page incidents" + "on holidays": both stay
+        else:
+            at = _named_scope(core_toks, tail) if _names_a_scope(toks) else None
+            if at is not None:  # "... step 3 on Windows?" + "for macOS": the scope is swapped
+                core = core[: core_toks[at].start].rstrip()
     return f"{core} {fragment}{end or '?'}"
+
+
+_SCOPE_PREPS = frozenset({"on", "for", "in", "with"})
+"""Prepositions of a scope ("on Windows", "for macOS", "in Dublin"): one replaces another."""
+
+
+def _is_name(word: str) -> bool:
+    return any(c.isupper() for c in word)  # "Windows", "macOS", "EU"
+
+
+def _names_a_scope(toks: list[Token]) -> bool:
+    """ "for macOS", "in Cork": a scope preposition before a name, nothing else."""
+    return len(toks) in (2, 3) and toks[0].low in _SCOPE_PREPS and _is_name(toks[1].text)
+
+
+def _named_scope(core_toks: list[Token], tail: range) -> int | None:
+    """Where the core's closing scope ("on Windows") starts, if it ends with one."""
+    for i in tail:
+        if core_toks[i].low in _SCOPE_PREPS:
+            obj = core_toks[i + 1 :]
+            return i if 1 <= len(obj) <= 2 and all(_is_name(t.text) for t in obj) else None
+    return None
 
 
 _IN_TIMES = frozenset(

@@ -82,6 +82,13 @@ ORDINALS = {
 }  # fmt: skip
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5}
 """Counts after "the first" / "the last" that point at several list items."""
+NUMBERED_HEADS = frozenset(("step", "option", "item", "point"))
+"""Heads a number after which points at a list position: "step 3", "option two". Not
+"level 3" or "tier 2": those are names the documents use as they are."""
+_NUMBERS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, **{str(n): n for n in range(1, 21)},
+}  # fmt: skip
 ORDINAL_HEADS = frozenset(
     """
         one ones option options item items point points step steps choice choices
@@ -288,6 +295,11 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
         if head is None or head in FUNCTION_WORDS or gap2(message, toks, i + 1):
             return _span(message, toks, i, i + 1, ReferentKind.ORDINAL, None, ORDINALS[nxt])
         return None
+    if w in NUMBERED_HEADS and nxt in _NUMBERS and not gap:
+        # "what's step 3?", "and option two?": the numbered item of the last list
+        prev = toks[i - 1].low if i > 0 else None
+        if prev not in ORDINALS and (nxt2 is None or not nxt2.isdigit()):
+            return _span(message, toks, i, i + 1, ReferentKind.ORDINAL, w, _NUMBERS[nxt])
     if w in ("that", "this", "the") and nxt in ("one", "ones") and not gap:
         return _span(message, toks, i, i + 1, ReferentKind.ONE)
     if w in ("that", "this", "the") and nxt2 in ("one", "ones") and nxt not in FUNCTION_WORDS:

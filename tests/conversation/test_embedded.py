@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tellmemore.conversation.binding import Salience
-from tellmemore.conversation.compose import substitute_subject
+from tellmemore.conversation.compose import splice_modifier, substitute_subject
+from tellmemore.conversation.referents import find_referents
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
 from tellmemore.types import Resolution, Turn
 
@@ -510,3 +511,40 @@ def test_and_the_last_one_after_the_second_step_asks_for_the_last_step() -> None
     res = resolve("and the last one?", history)
     assert "the last step" in res.query and "second" not in res.query, res
     assert "connectivity test" in res.query
+
+
+@pytest.mark.parametrize(
+    ("message", "item"),
+    [("what's step 3?", "Run the built-in"), ("and step two?", "Pick the region"),
+     ("what does step 1 say?", "Sign in")],
+)  # fmt: skip
+def test_a_step_by_number_points_at_that_step_of_the_last_procedure(message, item) -> None:
+    """ "what's step 3?" after a procedure was searched as typed and abstained: the number
+    names a position of the last list, as "the third step" does."""
+    steps = (
+        "1. Sign in to the console.\n2. Pick the region closest to your sites.\n"
+        "3. Run the built-in connectivity test."
+    )
+    res = resolve(message, [U("how do I connect my sites?"), A(steps)])
+    assert item in res.query, res
+    assert len(res.bindings) >= 1 and item in next(iter(res.bindings.values()))
+
+
+def test_a_step_number_with_a_decimal_is_a_section_not_a_position() -> None:
+    assert find_referents("what does step 1.5 of the guide say?") == []
+    assert find_referents("what is level 3?") == []  # a name the documents use
+
+
+def test_a_new_scope_replaces_the_scope_of_the_question_before() -> None:
+    """ "and for macOS?" after "what's step 3 ... on Windows?" searched "... on Windows for
+    macOS?": a named scope replaces the named scope, whatever the preposition."""
+    assert (
+        splice_modifier("what's step 3 (Open GlobalGate) on Windows?", "for macOS")
+        == "what's step 3 (Open GlobalGate) for macOS?"
+    )
+    assert splice_modifier("does Pro include SSO?", "for Enterprise") == (
+        "does Pro include SSO for Enterprise?"
+    )  # nothing to replace
+    assert splice_modifier("is the SLA on status page incidents?", "for Enterprise") == (
+        "is the SLA on status page incidents for Enterprise?"
+    )  # "status page incidents" is no name
