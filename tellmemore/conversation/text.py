@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from tellmemore.conversation import constants as C
 
-_WORD = re.compile(r"[^\W_](?:[\w'’./+&-]*[^\W_])?")
-"""A word, a code ("ERR-4021", "v6.15.0", "4-hour") or a number; inner punctuation kept."""
+_WORD = re.compile(r"[^\W_](?:(?:[\w'’./+&-]|(?<=\d),(?=\d{3}(?!\d)))*[^\W_])?")
+"""A word, a code ("ERR-4021", "v6.15.0", "4-hour") or a number ("1,500" is one);
+inner punctuation kept."""
 
 MONTHS = frozenset(
     """

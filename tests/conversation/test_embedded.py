@@ -9,6 +9,7 @@ from tellmemore.conversation.binding import Salience
 from tellmemore.conversation.compose import splice_modifier, substitute_subject
 from tellmemore.conversation.referents import find_referents
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
+from tellmemore.conversation.text import tokenize
 from tellmemore.types import Resolution, Turn
 
 from .histories import (
@@ -548,3 +549,20 @@ def test_a_new_scope_replaces_the_scope_of_the_question_before() -> None:
     assert splice_modifier("is the SLA on status page incidents?", "for Enterprise") == (
         "is the SLA on status page incidents for Enterprise?"
     )  # "status page incidents" is no name
+
+
+def test_a_number_with_a_thousands_comma_is_one_word() -> None:
+    """ "what about above 2,000?" after "... an expense of 1,500 EUR?" searched "... of
+    1,above 2,000?": the tokenizer cut "1,500" at its comma and swapped out half of it."""
+    history = [
+        U("who approves an expense of 1,500 EUR?"),
+        A("Level 2: expenses from 500 EUR to 2,000 EUR need the department head's approval."),
+    ]
+    res = resolve("what about above 2,000?", history)
+    assert "1," not in res.query and "above 2,000" in res.query, res
+    assert [t.text for t in tokenize("10,000,000 users, 3 plans")] == [
+        "10,000,000",
+        "users",
+        "3",
+        "plans",
+    ]
