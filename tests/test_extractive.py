@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tellmemore.answer import superlatives
-from tellmemore.answer.extractive import best_sentences, units
+from tellmemore.answer.extractive import best_sentences, listed_class, units
 from tellmemore.testing.conformance import make_chunk
 from tellmemore.types import Hit
 
@@ -457,3 +457,50 @@ ESCALATION = (
     "Enterprise escalations cover weekends and public holidays. Standard escalations are "
     "handled on business days only."
 )
+
+
+API_PLANS = (
+    "| Plan | Requests per minute | Price per month |\n| --- | --- | --- |\n"
+    "| Free | 60 | 0 USD |\n| Starter | 300 | 49 USD |\n| Business | 1,200 | 299 USD |\n"
+    "| Enterprise | 5,000 | on request |"
+)
+RELEASE = (
+    "- Added webhooks for invoice events.\n"
+    "- Added single sign-on with Okta for Business and Enterprise plans.\n"
+    "- Deprecated the v1 export endpoint."
+)
+
+
+def test_a_question_for_a_list_quotes_every_item_of_the_list_of_that_kind() -> None:
+    """ "what are the plans?" quoted the Free row alone (three sentences at most), so "the
+    second one" then meant Free and "the business one" abstained. The release notes that
+    mention plans stay one bullet: they are no list of plans."""
+    hits = [
+        Hit(chunk=make_chunk("notes", RELEASE, title="Release notes"), score=1.0, rank=1),
+        Hit(chunk=make_chunk("plans", API_PLANS, title="API rate limits"), score=0.9, rank=2),
+    ]
+    quoted = [e.sentence for e in best_sentences("what are the plans?", hits)]
+    rows = [q for q in quoted if q.startswith("Plan: ")]
+    assert [r.split(";")[0] for r in rows] == [
+        "Plan: Free", "Plan: Starter", "Plan: Business", "Plan: Enterprise"
+    ]  # fmt: skip
+    assert "Added webhooks for invoice events." not in quoted
+    one = [e.sentence for e in best_sentences("what does the Business plan cost?", hits)]
+    assert sum(q.startswith("Plan: ") for q in one) == 1
+
+
+@pytest.mark.parametrize(
+    ("query", "noun"),
+    [
+        ("what are the plans?", "plan"),
+        ("what are the escalation levels?", "level"),
+        ("which levels are there?", "level"),
+        ("what plans does the API have?", "plan"),
+        ("list the steps", "step"),
+        ("what are the limits of Pro?", None),
+        ("what is the plan?", None),
+        ("what are the api rate limits?", None),
+    ],
+)
+def test_a_list_question_names_its_class(query: str, noun: str | None) -> None:
+    assert listed_class(query) == noun

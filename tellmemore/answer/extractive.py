@@ -366,11 +366,15 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
             unit = chunk_units[hi][sj]
             out.append(Extract(unit.text, hi, score, item=unit.item, step=step))
 
+    listing = listed_class(query)
     for sc, hi, si, _ in chosen:
         us = chunk_units[hi]
         if us[si].item:
             for sj in _procedure(us, si):  # a procedure's steps, all of them
                 quote(hi, sj, sc, step=True)
+            if listing is not None and _lists(listing, us[si], header_terms[hi]):
+                for sj in _whole_list(us, si):  # "what are the plans?": every plan
+                    quote(hi, sj, sc)
             quote(hi, si, sc)  # a lone item (a no-op when it was one of those steps)
             continue
         if si > 0 and _PRONOUN_OPENING.match(us[si].text) and not us[si - 1].item:
@@ -437,6 +441,53 @@ def _named_rows_only(
     return [
         c for c in chosen if c[1] not in with_named or not keyed(c[1], c[2]) or named(c[1], c[2])
     ]
+
+
+_LISTING = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"^(?:what|which)\s+(?:are|were)\s+(?:all\s+)?(?:the\s+|your\s+)?(?:[a-z][\w-]*\s+)?"
+        r"(?P<noun>[a-z][\w-]*s)\b",
+        r"^(?:what|which)\s+(?:kinds?\s+of\s+|types?\s+of\s+)?(?P<noun>[a-z][\w-]*s)\s+"
+        r"(?:are\s+there|do\s+(?:you|we|they)\s+(?:have|offer)|does\s+.+\s+(?:have|offer))\b",
+        r"^list\s+(?:all\s+)?(?:the\s+)?(?:[a-z][\w-]*\s+)?(?P<noun>[a-z][\w-]*s)\b",
+    )
+)
+"""A question that asks for a list: "what are the plans?", "which levels are there?",
+"what plans does the API have?", "list the steps". Not "what are the limits of Pro?"."""
+
+
+def listed_class(query: str) -> str | None:
+    """The class whose members `query` asks for ("plan" of "what are the plans?"), folded
+    like `terms`; None for a question about one thing."""
+    text = query.strip().rstrip("?.! ")
+    for pattern in _LISTING:
+        m = pattern.match(text)
+        if m is None:
+            continue
+        rest = text[m.end() :].strip().lower()
+        if rest and rest.split()[0] in ("of", "for", "in", "on", "per"):
+            return None  # "what are the limits of Pro?": a fact about Pro
+        return _fold(m.group("noun").lower())
+    return None
+
+
+def _lists(noun: str, item: Unit, header: set[str]) -> bool:
+    """Whether `item`'s list is of `noun`s: its label ("Plan: Free; ...", "Level 1: ...")
+    or its section ("... > Escalation levels") names them. Release notes that mention plans
+    are no list of plans."""
+    return noun in header or noun in terms(_label(item.text))
+
+
+def _whole_list(us: Sequence[Unit], si: int) -> list[int]:
+    """Every item of the list or table holding item `si`, at most MAX_ITEMS, in order."""
+    start = si
+    while start > 0 and us[start - 1].item and si - start < MAX_ITEMS - 1:
+        start -= 1
+    end = si + 1
+    while end < len(us) and us[end].item and end - start < MAX_ITEMS:
+        end += 1
+    return list(range(start, end))
 
 
 def _procedure(us: Sequence[Unit], si: int) -> list[int]:
