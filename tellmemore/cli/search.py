@@ -12,8 +12,14 @@ from tellmemore.cli.common import JsonOpt, ProjectOpt, console, open_assistant, 
 
 def search_command(
     query: Annotated[str, typer.Argument(help="What to search for.")],
-    k: Annotated[int, typer.Option("--k", "-k", min=1, max=200, help="How many hits.")] = 5,
-    mode: Annotated[str, typer.Option("--mode", help="bm25, dense or hybrid.")] = "hybrid",
+    k: Annotated[
+        int | None,
+        typer.Option("--k", "-k", min=1, max=200, help="How many hits (default: retrieval.k)."),
+    ] = None,
+    mode: Annotated[
+        str | None,
+        typer.Option("--mode", help="bm25, dense or hybrid (default: retrieval.mode)."),
+    ] = None,
     tenant: Annotated[str | None, typer.Option("--tenant", help="Only this tenant.")] = None,
     project: ProjectOpt = None,
     json_out: JsonOpt = False,

@@ -196,3 +196,12 @@ def test_a_byte_that_is_not_utf8_is_replaced_not_a_crash(project: Path) -> None:
     assert chat.returncode == 0, chat.stderr.decode()
     assert b"Traceback" not in chat.stderr
     assert chat.stdout.count(b"Searching for:") == 2  # the second question was answered too
+
+
+def test_search_reads_k_from_the_settings(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ask` honoured TELLMEMORE_RETRIEVAL__K and `search` always printed 5 hits."""
+    monkeypatch.setenv("TELLMEMORE_RETRIEVAL__K", "2")
+    hits = json.loads(_run("search", "pro plan", "--project", str(project), "--json"))
+    assert len(hits) == 2
+    hits = json.loads(_run("search", "pro plan", "--k", "3", "--project", str(project), "--json"))
+    assert len(hits) == 3
