@@ -25,6 +25,7 @@ from tellmemore.answer.stream import (
 from tellmemore.config import Settings
 from tellmemore.conversation.decide import decide, small_talk_kind
 from tellmemore.conversation.gate import gate
+from tellmemore.conversation.headings import headings_of
 from tellmemore.conversation.phrasings import Phrasings, search_phrasings
 from tellmemore.conversation.preamble import without_preamble
 from tellmemore.conversation.resolvers.base import ResolveContext, Resolver
@@ -245,11 +246,13 @@ class TurnRunner:
             return Resolution(query=query, resolver="user-corrected"), "corrected by the user"
         # the gate reads what is asked: "wow, that sounds great. what about X?" is an ellipsis
         asked = without_preamble(message)
-        gated = gate(asked, history, self.retriever.index.term_stats)
+        index = self.retriever.index
+        gated = gate(asked, history, index.term_stats, headings=headings_of(index.headings))
         if not gated.needs_resolution:
             return Resolution(query=asked, resolver="none"), gated.reason
         context = ResolveContext(
-            term_stats=self.retriever.index.term_stats,
+            term_stats=index.term_stats,
+            headings=index.headings,
             summary=req.summary,
             window=self.settings.conversation.window,
             deadline=req.deadline,

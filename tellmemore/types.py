@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -64,6 +64,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def header_line(title: str, section: Sequence[str]) -> str:
+    """ "Title > Section > Subsection", the subject line of a chunk (also an index's
+    headings, read from its rows)."""
+    return " > ".join(p for p in (title, *section) if p)
+
+
 @dataclass(frozen=True)
 class Chunk:
     """One retrievable passage.
@@ -89,8 +95,8 @@ class Chunk:
 
     @property
     def header(self) -> str:
-        """"Title > Section > Subsection": the subject line of the chunk."""
-        return " > ".join(p for p in (self.title, *self.section) if p)
+        """ "Title > Section > Subsection": the subject line of the chunk."""
+        return header_line(self.title, self.section)
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)

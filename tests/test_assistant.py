@@ -283,3 +283,18 @@ def test_a_low_cosine_question_whose_words_a_chunk_holds_is_answered(sample_assi
     assert not answer.abstained
     assert "Sydney" in answer.answer
     assert answer.citations[0].doc == "cloud-connect/release-notes.md"
+
+
+def test_a_new_question_naming_a_section_carries_no_abandoned_topic(sample_assistant) -> None:  # type: ignore[no-untyped-def]
+    """A helper's conversation over the sample docs: after the escalation questions, "how
+    much is the pro plan?" was searched as "how much is the pro plan (Enterprise,
+    escalation options)?" and said "Answering about: Enterprise, escalation options"."""
+    chat = sample_assistant.session()
+    chat.ask("what escalation options do we have on cloud connect")
+    chat.ask("does the enterprise one cover weekends?")
+    pro = chat.ask("how much is the pro plan?")
+    assert pro.standalone_query == "how much is the pro plan?"
+    assert pro.bindings == {} and pro.answering_about is None
+    assert "$299" in pro.answer
+    status = chat.ask("what is the status page?")
+    assert status.bindings == {} and "Status Page" in status.answer

@@ -15,6 +15,7 @@ from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience, TermStatsLookup
 from tellmemore.conversation.compose import parse_clarification
 from tellmemore.conversation.definites import find_definite
+from tellmemore.conversation.headings import Headings
 from tellmemore.conversation.referents import (
     find_ellipsis,
     find_referents,
@@ -52,6 +53,7 @@ def gate(
     term_stats: TermStatsLookup | None = None,
     *,
     salience: Salience | None = None,
+    headings: Headings | None = None,
 ) -> GateResult:
     """Whether `message` must be resolved; the reason names the trigger. Never raises."""
     if not any(t.content.strip() for t in history):
@@ -84,6 +86,9 @@ def gate(
         and w not in COMMON_VERBS  # "what happens if I go over?": rare in docs, no subject
     ]  # a word the documents never use ("sourdough") is a new subject, not a follow-up
     if len(content) <= C.LOW_SIGNAL_WORDS and not distinctive and not names_in(message):
+        if headings is not None and headings.name_together(content):
+            # "how much is the pro plan?": the documents have a section on the Pro plan
+            return GateResult(False, "names a heading")
         return GateResult(True, "too little signal")
     if len(content) <= C.FRAGMENT_WORDS and _is_fragment(message):
         return GateResult(True, "keyword fragment")

@@ -46,8 +46,8 @@ def render_markdown(report: dict[str, Any], details: dict[str, Any], *, chart: s
         "Topic-switch probes are follow-up turns on which the human carried nothing: there "
         "the figure is the share of probe turns on which the strategy carried anything. "
         "The strict figure counts only probes whose human rewrite stands alone (no "
-        "referent or ellipsis left in it: an annotator who left \"does he have an infinity "
-        "gem\" as typed did not judge the turn a topic switch).",
+        'referent or ellipsis left in it: an annotator who left "does he have an infinity '
+        'gem" as typed did not judge the turn a topic switch).',
         "",
         "Resolver strategies (concat, embedded, llm) run as a tellmemore turn runs them: "
         "typos are fixed against the index vocabulary, the gate decides whether to resolve; "

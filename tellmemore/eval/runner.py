@@ -232,7 +232,11 @@ def _run_dataset(
     )
     try:
         turns = dataset.turns[: options.limit] if options.limit else dataset.turns
-        context = ResolveContext(term_stats=index.term_stats, window=settings.conversation.window)
+        context = ResolveContext(
+            term_stats=index.term_stats,
+            headings=index.headings,
+            window=settings.conversation.window,
+        )
         _warm_term_stats(index)
         runs_dir = cache_dir / "runs"
         resolutions = JsonlCache(runs_dir / f"{slug(dataset.name)}-{info.key}-resolutions.jsonl")

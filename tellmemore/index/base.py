@@ -71,6 +71,12 @@ class Index(Protocol):
         """Document frequency of each term (engine-normalised) and the chunk count."""
         ...
 
+    def headings(self) -> Sequence[str]:
+        """The distinct headings of the stored chunks, "Title > Section > Subsection": what
+        the documents name as subjects (`conversation.headings`). The same sequence object
+        while the index is unchanged, so callers can cache what they derive from it."""
+        ...
+
     def count(self) -> int:
         """How many chunks are stored."""
         ...

@@ -60,7 +60,7 @@ from tellmemore.index.milvus_schema import (
 )
 from tellmemore.index.sqlite import MAX_DF_FRACTION, PRUNE_MIN_CHUNKS
 from tellmemore.index.terms import Stemmer, TermStore
-from tellmemore.types import Chunk, Hit, SearchMode, TermStats
+from tellmemore.types import Chunk, Hit, SearchMode, TermStats, header_line
 
 __all__ = ["MilvusIndex", "filter_expr", "in_list", "open_milvus", "parse_uri", "quote"]
 
@@ -137,6 +137,7 @@ class MilvusIndex:
         self.collection = collection
         self.ef = ef
         self._lock = threading.RLock()
+        self._headings: tuple[int, tuple[str, ...]] | None = None
         self._closed = False
         self._pm = import_pymilvus(lite=location.is_lite)
         self._error: type[Exception] = self._pm.MilvusException
@@ -273,6 +274,7 @@ class MilvusIndex:
         with self._lock:
             old = self._fetch([c.id for c in chunks], ["id", "lexical"])
             self._call("upsert", self._client.upsert, self.collection, rows)
+            self._headings = None
             self._terms.apply(added=stems, removed=[r["lexical"].split() for r in old.values()])
 
     def delete(self, ids: Iterable[str]) -> int:
@@ -285,6 +287,7 @@ class MilvusIndex:
             for start in range(0, len(found), _IN_BATCH):
                 expr = in_list("id", found[start : start + _IN_BATCH])
                 self._call("delete", self._client.delete, self.collection, filter=expr)
+            self._headings = None
             self._terms.apply(added=[], removed=[r["lexical"].split() for r in old.values()])
             return len(found)
 
@@ -360,6 +363,17 @@ class MilvusIndex:
         """Every chunk with its stored vector, in id order (for `tellmemore index copy`)."""
         for rows in self._pages([*FIELDS, "dense"], "", batch_size):
             yield [(to_chunk(r), np.asarray(r["dense"], dtype=np.float32)) for r in rows]
+
+    def headings(self) -> tuple[str, ...]:
+        """Distinct "Title > Section" headings, read from the collection once and again
+        after this process writes, or when the chunk count moves (another writer)."""
+        with self._lock:
+            count = self.count()
+            if self._headings is None or self._headings[0] != count:
+                pages = self._pages(["title", "section"], "")
+                found = {header_line(r["title"], r.get("section") or ()) for p in pages for r in p}
+                self._headings = (count, tuple(sorted(found)))
+            return self._headings[1]
 
     def term_stats(self, terms: Iterable[str]) -> TermStats:
         """Chunks containing each term after Porter stemming, from the side table."""

@@ -46,7 +46,12 @@ import numpy.typing as npt
 
 from tellmemore.errors import IndexError_, InputError
 from tellmemore.index import fusion
-from tellmemore.index.base import SearchRequest, Vector, prepare_upsert, query_vector
+from tellmemore.index.base import (
+    SearchRequest,
+    Vector,
+    prepare_upsert,
+    query_vector,
+)
 from tellmemore.index.dense import DenseMatrix, default_threads
 from tellmemore.index.hnsw import SAVE_AFTER_FRACTION, Graph
 from tellmemore.index.lexical import (
@@ -57,7 +62,7 @@ from tellmemore.index.lexical import (
     searchable_text,
 )
 from tellmemore.index.vectors import VectorState, read_rows, written_since
-from tellmemore.types import Chunk, Hit, SearchFilter, SearchMode, TermStats
+from tellmemore.types import Chunk, Hit, SearchFilter, SearchMode, TermStats, header_line
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +163,7 @@ class SQLiteIndex:
         self._count: tuple[int, int] | None = None
         self._stem_cache: dict[str, tuple[str, ...]] = {}
         self._exact_df: tuple[int, dict[str, int]] = (-1, {})
+        self._headings: tuple[int, tuple[str, ...]] = (-1, ())
         self._df_cache: dict[str, int] = {}
         self._df_cache_n = 0
         self._vocab: tuple[int, dict[str, int]] = (-1, {})
@@ -378,6 +384,17 @@ class SQLiteIndex:
                 ):
                     found[row[1]] = _chunk(row)
         return [found[i] for i in ids if i in found]
+
+    def headings(self) -> tuple[str, ...]:
+        """Distinct "Title > Section" headings, read once per index generation (~20 ms at
+        40k chunks)."""
+        with self._lock:
+            generation = self._generation()
+            if self._headings[0] != generation:
+                rows = self._conn.execute("SELECT DISTINCT title, section FROM chunks")
+                found = {header_line(t, json.loads(s)) for t, s in rows}
+                self._headings = (generation, tuple(sorted(found)))
+            return self._headings[1]
 
     def term_stats(self, terms: Iterable[str]) -> TermStats:
         """Chunks containing each term, after FTS5's own lowercase + Porter stemming.

@@ -293,6 +293,21 @@ class IndexConformance:
         assert stats.df["the"] >= 4
         assert stats.idf("zyzzyva") > stats.idf("tier") > stats.idf("the")
 
+    def test_headings_are_the_distinct_title_and_section_paths(
+        self, index: Index, fake_embedder: Any
+    ) -> None:
+        pricing = [
+            make_chunk(k, title="Pricing", section=s, doc_id="pricing")
+            for k, s in (("weekend", ("Pro",)), ("standard", ("Pro",)), ("refund", ()))
+        ]
+        self.put(index, fake_embedder, pricing)
+        assert sorted(index.headings()) == ["Pricing", "Pricing > Pro"]
+        assert index.headings() is index.headings(), "unchanged: the same sequence"
+        index.delete([c.id for c in pricing[2:]])
+        faq = make_chunk("code", title="FAQ", section=("Refunds",))
+        self.put(index, fake_embedder, [faq])
+        assert sorted(index.headings()) == ["FAQ > Refunds", "Pricing > Pro"]
+
     def test_term_stats_follow_writes(self, index: Index, fake_embedder: Any) -> None:
         self.corpus(index, fake_embedder)
         index.delete(["c-running"])

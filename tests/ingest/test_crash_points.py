@@ -81,6 +81,9 @@ class KillAfterWrite:
     def term_stats(self, terms):  # type: ignore[no-untyped-def]
         return self.inner.term_stats(terms)
 
+    def headings(self):  # type: ignore[no-untyped-def]
+        return self.inner.headings()
+
     def count(self) -> int:
         return self.inner.count()
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Protocol, runtime_checkable
 
+from tellmemore.conversation.headings import HeadingsLookup
 from tellmemore.types import Resolution, TermStats, Turn
 
 TermStatsLookup = Callable[[Iterable[str]], TermStats]
@@ -23,6 +24,8 @@ class ResolveContext:
     """What a resolver may read besides the message and the history."""
 
     term_stats: TermStatsLookup | None = None
+    headings: HeadingsLookup | None = None
+    """The index's headings: a message naming one ("the pro plan") has a subject of its own."""
     summary: str = ""
     """Rolling summary of turns older than the window (may be empty)."""
     window: int = 3

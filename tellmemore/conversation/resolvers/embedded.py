@@ -53,6 +53,7 @@ from tellmemore.conversation.compose import (
 from tellmemore.conversation.decide import decide
 from tellmemore.conversation.definites import find_definite, spliced
 from tellmemore.conversation.gate import GateResult, gate
+from tellmemore.conversation.headings import headings_of
 from tellmemore.conversation.lists import column_labels, list_items, row_subject
 from tellmemore.conversation.preamble import split_preamble, without_preamble
 from tellmemore.conversation.referents import (
@@ -157,6 +158,7 @@ class _Run:
         """Where a phrase's best casing is looked for: the turns read, not the whole session."""
         self.context = context
         self.salience = Salience(context.term_stats)
+        self.headings = headings_of(context.headings)
         self._depth = 0
         self._chain: tuple[Phrase, str] | bool | None = False
         """The chained antecedent once looked up (False: not yet)."""
@@ -195,7 +197,7 @@ class _Run:
             if prev is not None:  # the previous question, still unanswered, asked again
                 return Resolution(query=prev[1], bindings={complaint.lower(): prev[1]})
         if not refs and ellipsis is None and prefer is None:
-            verdict = gate(message, history, salience=self.salience)
+            verdict = gate(message, history, salience=self.salience, headings=self.headings)
             if not verdict.needs_resolution:
                 return Resolution(query=message)  # its own subject: carry nothing
             definite = (
@@ -844,7 +846,7 @@ class _Run:
         refs, ellipsis = self._previous_parts()
         if refs or ellipsis is not None:
             return -1
-        verdict = gate(text, self.history[:idx], salience=self.salience)
+        verdict = gate(text, self.history[:idx], salience=self.salience, headings=self.headings)
         return -1 if verdict.needs_resolution else idx
 
     def _swapped_out(self) -> set[str]:
@@ -913,7 +915,7 @@ class _Run:
         if model is None or C.SELECTOR_VETO <= 0 or self.context.term_stats is None:
             return False  # trained on an index's IDF: without one its features mean little
         if verdict is None:
-            verdict = gate(message, self.history, salience=self.salience)
+            verdict = gate(message, self.history, salience=self.salience, headings=self.headings)
         scored = selector_candidates(message, self.history, self.salience, verdict)
         best = max((model.probability(s.features) for s in scored), default=0.0)
         return best < C.SELECTOR_VETO
