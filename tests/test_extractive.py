@@ -499,8 +499,27 @@ def test_a_question_for_a_list_quotes_every_item_of_the_list_of_that_kind() -> N
         ("list the steps", "step"),
         ("what are the limits of Pro?", None),
         ("what is the plan?", None),
-        ("what are the api rate limits?", None),
+        ("what are the api rate limits?", "limit"),
+        ("what are the limits of teams?", None),
     ],
 )
 def test_a_list_question_names_its_class(query: str, noun: str | None) -> None:
     assert listed_class(query) == noun
+
+
+def test_a_list_question_answered_in_prose_also_gets_the_list_its_section_names() -> None:
+    """ "what are the API rate limits?" quoted three sentences about limits and none of the
+    per-plan numbers: the table under "API rate limits" is the answer."""
+    prose = "Every request counts against the rate limit of your plan. Limits apply per key."
+    hits = [
+        Hit(chunk=make_chunk("intro", prose, title="API rate limits"), score=1.0, rank=1),
+        Hit(
+            chunk=make_chunk("table", API_PLANS, title="API rate limits", section=("Per plan",)),
+            score=0.9,
+            rank=2,
+        ),
+    ]
+    quoted = [e.sentence for e in best_sentences("what are the API rate limits?", hits)]
+    assert sum(q.startswith("Plan: ") for q in quoted) == 4, quoted
+    alone = [e.sentence for e in best_sentences("do limits apply per key?", hits)]
+    assert not any(q.startswith("Plan: ") for q in alone)

@@ -382,6 +382,15 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
         quote(hi, si, sc)
         for sj in _announced_items(us, si, q_terms):
             quote(hi, sj, sc)
+    if listing is not None and not any(e.item for e in out):
+        # "what are the API rate limits?" quoted three sentences about limits and not the
+        # table of them: the list its section or labels name is the answer
+        for hi, us in enumerate(chunk_units):
+            first = next((j for j, u in enumerate(us) if u.item), None)
+            if first is not None and _lists(listing, us[first], header_terms[hi]):
+                for sj in _whole_list(us, first):
+                    quote(hi, sj, top)
+                break
     return _superlative_first(query, chunk_units, out)
 
 
@@ -443,14 +452,16 @@ def _named_rows_only(
     ]
 
 
+_MODIFIERS = r"(?:(?!(?:of|for|in|on|per|to|and|or)\s)[a-z][\w-]*\s+){0,2}"
+"""Up to two words before the listed noun ("the api rate limits"), none a preposition."""
 _LISTING = tuple(
     re.compile(p, re.IGNORECASE)
     for p in (
-        r"^(?:what|which)\s+(?:are|were)\s+(?:all\s+)?(?:the\s+|your\s+)?(?:[a-z][\w-]*\s+)?"
+        rf"^(?:what|which)\s+(?:are|were)\s+(?:all\s+)?(?:the\s+|your\s+)?{_MODIFIERS}"
         r"(?P<noun>[a-z][\w-]*s)\b",
         r"^(?:what|which)\s+(?:kinds?\s+of\s+|types?\s+of\s+)?(?P<noun>[a-z][\w-]*s)\s+"
         r"(?:are\s+there|do\s+(?:you|we|they)\s+(?:have|offer)|does\s+.+\s+(?:have|offer))\b",
-        r"^list\s+(?:all\s+)?(?:the\s+)?(?:[a-z][\w-]*\s+)?(?P<noun>[a-z][\w-]*s)\b",
+        rf"^list\s+(?:all\s+)?(?:the\s+)?{_MODIFIERS}(?P<noun>[a-z][\w-]*s)\b",
     )
 )
 """A question that asks for a list: "what are the plans?", "which levels are there?",
