@@ -256,3 +256,33 @@ def test_sample_corpus_loads_cleanly() -> None:
 
 def test_registry_lists_the_supported_extensions() -> None:
     assert {".md", ".txt", ".html", ".pdf", ".jsonl"} <= set(supported_extensions())
+
+
+def test_plain_text_heading_lines_become_the_title_and_sections(tmp_path: Path) -> None:
+    """A helper's parental-leave.txt had the title "parental-leave" (the file stem) and its
+    first line "Parental Leave Policy" was quoted as an answer sentence."""
+    p = write(
+        tmp_path / "parental-leave.txt",
+        "Parental Leave Policy\n\nEmployees\n\nEmployees get 20 weeks of paid leave.\n\n"
+        "Contractors\n\nContractors are not entitled to paid leave. They may pause.\n",
+    )
+    [doc] = load_path(p)
+    assert doc.title == "Parental Leave Policy"
+    assert "## Employees\n\nEmployees get 20 weeks" in doc.text
+    assert "## Contractors\n\nContractors are not" in doc.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Just one paragraph.\nWith a second line.\n",
+        "Short line\n",  # nothing after it: no heading
+        "# Already Markdown\n\nBody text here.\n",
+        "---\ntitle: Given\n---\nFirst line\n\nBody.\n",
+        "- a list item\n\nA sentence follows.\n",
+    ],
+)
+def test_plain_text_without_heading_lines_is_read_as_written(tmp_path: Path, text: str) -> None:
+    [doc] = load_path(write(tmp_path / "n.txt", text))
+    assert "## " not in doc.text
+    assert doc.text.count("# ") == text.count("# ")
