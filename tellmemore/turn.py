@@ -108,15 +108,20 @@ class TurnRunner:
         decided = decide(message, history)
         if decided.decision is not Decision.RETRIEVE and req.forced_query is None:
             yield ResolutionEvent(decided.decision, "skipped: no retrieval", None)
-            text, model = self._no_retrieval_reply(decided.decision, message, history, req)
-            # No retrieval, no citations: "[n]" markers copied from the last answer would
-            # point at nothing, so they go.
-            text = keep_valid_markers(text, 0)
+            # "make that shorter" rewrites the last answer: its sources stay its sources
+            cited = self._last_citations(decided.decision, req)
+            text, model = self._no_retrieval_reply(decided.decision, message, history, req, cited)
+            # "[n]" markers the last answer's citations cannot back would point at nothing
+            text = keep_valid_markers(text, len(cited))
+            cited = cited[: _max_marker(text, len(cited))]  # as a generated answer's
+            if cited:
+                yield CitationsEvent(cited)
             yield DeltaEvent(text)
             answer = Answer(
                 trace_id=trace_id,
                 answer=text,
                 message=message,
+                citations=cited,
                 decision=decided.decision,
                 model=model,
                 latency_ms=LatencyMs(total=_ms(t_start)),
@@ -317,8 +322,18 @@ class TurnRunner:
         cited = tuple(citations.citation(h) for h in sources[: _max_marker(text, len(sources))])
         return keep_valid_markers(text, len(sources)), cited, False
 
+    def _last_citations(self, decision: Decision, req: TurnRequest) -> tuple[Citation, ...]:
+        if decision is not Decision.ABOUT_LAST_ANSWER or req.session_id is None:
+            return ()  # a stateless caller keeps its own history, without sources
+        return self.store.last_answer_citations(req.session_id)
+
     def _no_retrieval_reply(
-        self, decision: Decision, message: str, history: list[Turn], req: TurnRequest
+        self,
+        decision: Decision,
+        message: str,
+        history: list[Turn],
+        req: TurnRequest,
+        cited: tuple[Citation, ...] = (),
     ) -> tuple[str, str]:
         """(reply, the model that wrote it): small talk, or the last answer rewritten."""
         if decision is Decision.SMALL_TALK:
@@ -331,8 +346,12 @@ class TurnRunner:
                         {
                             "role": "system",
                             "content": "Rewrite your previous answer as the user asks. "
-                            "Keep every fact, code and number; leave out citation markers "
-                            "such as [1].",
+                            + (
+                                "Keep every fact, code, number and citation marker such as [1]."
+                                if cited
+                                else "Keep every fact, code and number; leave out citation "
+                                "markers such as [1]."
+                            ),
                         },
                         *({"role": t.role, "content": t.content} for t in history[-4:]),
                         {"role": "user", "content": message},
@@ -418,10 +437,21 @@ def _max_marker(text: str, n_sources: int) -> int:
     return max(generate.cited_numbers(text, n_sources), default=0)
 
 
+_LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")
+"""A list item's bullet or number, left out of a shortened answer."""
+
+
 def shorten(text: str) -> str:
-    """The first sentence (with its citation) of a previous answer."""
-    parts = extractive.sentences(text)
-    return parts[0] if parts else text
+    """The first sentence (with its citation) of a previous answer; of its first line when
+    the answer is a list ("- Monthly pass: 25 dollars ... [1]", then other rows)."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), text)
+    first = _LIST_MARKER.sub("", first)
+    parts = extractive.sentences(first)
+    sentence = parts[0] if parts else first
+    source = _MARKER.search(first)
+    if source is not None and not _MARKER.search(sentence):  # the line's marker closes it
+        sentence = f"{sentence} [{source.group(1)}]"
+    return sentence
 
 
 def _ms(t0: float) -> float:

@@ -14,7 +14,7 @@ from typing import Any
 
 from tellmemore.errors import InputError, NotFoundError
 from tellmemore.state.db import StateDB
-from tellmemore.types import Trace, Turn
+from tellmemore.types import Citation, Trace, Turn
 
 RATINGS = ("up", "down")
 
@@ -55,6 +55,24 @@ class ConversationStore:
             (session_id,),
         )
         return [Turn(role=r["role"], content=r["content"]) for r in rows]
+
+    def last_answer_citations(self, session_id: str) -> tuple[Citation, ...]:
+        """The citations of the session's last answer: "make that shorter" rewrites that
+        answer, whose "[n]" markers still point at them."""
+        rows = self.db.query(
+            "SELECT t.payload FROM turns AS u JOIN traces AS t ON t.trace_id = u.trace_id"
+            " WHERE u.session_id = ? AND u.role = 'assistant' ORDER BY u.position DESC LIMIT 1",
+            (session_id,),
+        )
+        if not rows:
+            return ()
+        cited = json.loads(rows[0]["payload"]).get("answer", {}).get("citations") or []
+        return tuple(
+            Citation(
+                **{**c, "section": tuple(c.get("section", ())), "pages": tuple(c.get("pages", ()))}
+            )
+            for c in cited
+        )
 
     def session_info(self, session_id: str, *, tenant: str | None = None) -> dict[str, Any]:
         rows = self.db.query(

@@ -109,6 +109,14 @@ def fault_turn(
     return answer, trace
 
 
+def first_citations(assistant: Assistant, session: Session) -> list[dict[str, Any]]:
+    """The citation the session's first answer gave (GENERATED cites source 1 only)."""
+    turns = assistant.conversations.session_info(session.id or "")["turns"]
+    first = assistant.trace(turns[1]["trace_id"])
+    assert first["answer"]["answer"] == GENERATED
+    return first["answer"]["citations"][:1]
+
+
 def degraded(trace: dict[str, Any]) -> list[str]:
     """The degraded stages as 'stage:kind'."""
     return [":".join(d.split(":")[:2]).strip() for d in trace["degraded"]]
@@ -240,7 +248,8 @@ def test_an_unusable_edit_request_falls_back_to_the_previous_answer(
     server.enqueue(Reply.delay(5))
     answer, _ = play(llm_assistant, session, "make that shorter")
     assert answer.decision is Decision.ABOUT_LAST_ANSWER
-    assert answer.answer == GENERATED.replace(" [1]", ""), "the first sentence, unsourced"
+    assert answer.answer == GENERATED, "the first sentence, with its source"
+    assert answer.to_dict()["citations"] == first_citations(llm_assistant, session)
     assert answer.model == "rules" and answer.degraded == ("rewrite:timeout",)
 
 
@@ -263,8 +272,9 @@ def test_a_rewrite_of_the_last_answer_drops_markers_it_cannot_back(
     server.enqueue("Enterprise covers weekends [1]. See also [7].")
     answer, _ = play(llm_assistant, session, "make that shorter")
     assert answer.decision is Decision.ABOUT_LAST_ANSWER
-    assert answer.citations == ()
-    assert answer.answer == "Enterprise covers weekends. See also."
+    assert answer.to_dict()["citations"] == first_citations(llm_assistant, session)
+    assert answer.answer == "Enterprise covers weekends [1]. See also."
+    assert "citation marker" in server.requests[-1].prompt, "asked to keep the markers"
     assert answer.model == "scripted", "the model wrote it, not the rules"
 
 
