@@ -842,3 +842,21 @@ def test_a_pair_of_long_names_is_one_phrase() -> None:
     ]
     res = resolve("do they need any special settings?", history)
     assert res.bindings.get("they") == "Kestrel Edge K3 and Kestrel Edge K7"
+
+
+def test_the_other_one_skips_a_list_even_when_a_turn_between_named_an_item() -> None:
+    """The demo: the hours table, "and on public holidays?" answered with its one row, then
+    "My tyre went flat during a ride.": "Do I pay for the other one?" asked "Do you mean
+    Monday to Friday or Saturday and Sunday?" because "public holidays" named an item of
+    the table two turns back."""
+    history = [
+        U("What are the shop opening hours?"),
+        A(_ROWS),
+        U("and on public holidays?"),
+        A("Day: Public holidays; Opening hours: 10:00 to 16:00. [1] Docking stations are open."),
+        U("My tyre went flat during a ride."),
+        A("Report damage in the app before your next ride. Damage reported in time is free. [1]"),
+    ]
+    res = resolve("Do I pay for the other one?", history)
+    assert not res.ambiguous, res
+    assert not {"Monday to Friday", "Saturday and Sunday"} & set(res.bindings.values())

@@ -427,16 +427,15 @@ class _Run:
     def _left_behind(self, items: list[Phrase], list_turn: int) -> bool:
         """The list is in an older answer and the user's last turn moved on: it names none
         of the items ("and the other one?" after "tell me about Enterprise" still means
-        the list; after "My tyre went flat." it does not)."""
+        the list; after "My tyre went flat." it does not, even when a turn between named an
+        item: "and on public holidays?" then "My tyre went flat.")."""
         last_answer = max((i for i, t in enumerate(self.history) if t.role == "assistant"))
         if list_turn >= last_answer:
             return False
-        said = {
-            stem(w)
-            for t in self.history[list_turn + 1 :]
-            if t.role == "user"
-            for w in content_words(t.content)
-        }
+        last_user = next(
+            (t for t in reversed(self.history[list_turn + 1 :]) if t.role == "user"), None
+        )
+        said = {stem(w) for w in content_words(last_user.content)} if last_user else set()
         return not any(set(it.stems) & said for it in items)
 
     def _sub_run(self, end: int) -> _Run:
