@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from tellmemore.conversation.decide import decide
+from tellmemore.conversation.headings import headings_of
 from tellmemore.conversation.preamble import without_preamble
 from tellmemore.conversation.resolvers.base import ResolveContext
 from tellmemore.conversation.spelling import correct_spelling
@@ -76,7 +77,12 @@ def plan_turns(
             if gate_fn is None:
                 continue
             t0 = time.perf_counter()
-            result = gate_fn(without_preamble(text), turn.history, context.term_stats)
+            result = gate_fn(
+                without_preamble(text),
+                turn.history,
+                context.term_stats,
+                headings=headings_of(context.headings),  # as turn.py gates
+            )
             gates[turn.task_id] = (
                 bool(result.needs_resolution),
                 str(result.reason),

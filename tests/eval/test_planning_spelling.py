@@ -48,3 +48,33 @@ def test_a_typo_is_fixed_in_the_searched_query_and_the_typed_message_searched_to
     assert embedded.queries[0] == "What does the monthly pass cost?"
     assert "What does the montly pass cost?" in embedded.queries
     assert by[("raw", "default")].queries == ("What does the montly pass cost?",)
+
+
+def _common(terms):  # type: ignore[no-untyped-def]
+    """Every word in 9 of 10 chunks: nothing is distinctive (a small corpus about plans)."""
+    return TermStats(10, {t: 9 for t in terms})
+
+
+def test_the_eval_gates_with_the_index_headings_as_a_turn_does(tmp_path: Path) -> None:
+    """turn.py gates with the index's headings; the eval's gate had not, so it could not
+    measure the rule ("how much is the pro plan?" names "Plans and pricing > Pro")."""
+    turn = EvalTurn(
+        task_id="c<::>2",
+        conversation_id="c",
+        turn=2,
+        history=(Turn("user", "what escalation options are there?"), Turn("assistant", "Two.")),
+        message="how much is the pro plan?",
+        rewrite="how much is the pro plan?",
+        gold=("p1",),
+        line=2,
+    )
+    strategies, _ = build_strategies(["embedded"])
+    reasons = []
+    for headings in (None, lambda: ("Plans and pricing > Pro",)):
+        cache = JsonlCache(tmp_path / f"r{len(reasons)}.jsonl")
+        context = ResolveContext(term_stats=_common, headings=headings)
+        [plan] = [p for p in plan_turns("d", [turn], strategies, context, gate, cache, None)
+                  if p.variant == "default"]  # fmt: skip
+        cache.close()
+        reasons.append(plan.gate_reason)
+    assert reasons == ["too little signal", "names a heading"]
