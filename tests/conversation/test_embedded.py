@@ -566,3 +566,22 @@ def test_a_number_with_a_thousands_comma_is_one_word() -> None:
         "3",
         "plans",
     ]
+
+
+def test_a_name_with_an_inner_capital_is_a_scope() -> None:
+    """ "what's the last step?" after "and for macOS?" was scoped to "VPN": "macOS" starts
+    with a small letter, so it was no name, and its weight alone was below the scope's."""
+    windows = (
+        "1. Download the GlobalGate client.\n2. Run the installer.\n"
+        "3. Open GlobalGate and enter the portal address.\n4. Click Connect."
+    )
+    history = [
+        U("how do I set up the VPN on Windows?"),
+        A(windows),
+        U("what's step 3?"),
+        A("Step 3: Open GlobalGate and enter the portal address. [1]"),
+        U("and for macOS?"),
+        A("Step 3: Open GlobalGate from the menu bar and enter the portal address. [1]"),
+    ]
+    res = resolve("what's the last step?", history)
+    assert res.bindings.get("scope") == "macOS", res

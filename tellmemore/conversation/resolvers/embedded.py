@@ -953,9 +953,12 @@ class _Run:
 
     def _is_name(self, phrase: Phrase) -> bool:
         """Every word capitalised somewhere in the conversation ("doctor strange" typed by
-        the user, "Doctor Strange" in the answer): a name a person pronoun can bind."""
+        the user, "Doctor Strange" in the answer; "macOS" inside): a name a person pronoun
+        can bind."""
         words = self._surface(phrase).split()
-        return bool(words) and all(w[:1].isupper() or not w[:1].isalpha() for w in words)
+        return bool(words) and all(
+            any(c.isupper() for c in w) or not w[:1].isalpha() for w in words
+        )
 
     def _surface(self, phrase: Phrase) -> str:
         return surface_form(phrase.text, self._casing_texts)
