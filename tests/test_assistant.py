@@ -301,3 +301,12 @@ def test_a_new_question_naming_a_section_carries_no_abandoned_topic(sample_assis
     assert "$299" in pro.answer
     status = chat.ask("what is the status page?")
     assert status.bindings == {} and "Status Page" in status.answer
+
+
+def test_what_happens_if_i_go_over_is_about_the_pass_just_asked_about(sample_assistant) -> None:  # type: ignore[no-untyped-def]
+    """It had been searched as typed (the learned veto kept the pass out): a message of
+    common verbs alone ("happens", "go over") has no subject of its own."""
+    chat = sample_assistant.session()
+    chat.ask("What does the monthly pass cost?")
+    answer = chat.ask("what happens if I go over?")
+    assert answer.answering_about and "monthly pass" in answer.answering_about.lower()
