@@ -50,6 +50,17 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+REWRITE_PROMPT = (
+    "Rewrite your previous answer as the user asks. "
+    "Keep every fact, code, number and citation marker such as [1]."
+)
+"""For "make that shorter": the last answer's sources are kept, so are its markers."""
+REWRITE_PROMPT_UNSOURCED = (
+    "Rewrite your previous answer as the user asks. "
+    "Keep every fact, code and number; leave out citation markers such as [1]."
+)
+"""The same without sources to keep (a stateless caller, or an answer that cited none)."""
+
 SMALL_TALK_REPLIES = {
     "thanks": "You're welcome! Ask me anything else about the documents.",
     "bye": "Goodbye!",
@@ -345,13 +356,7 @@ class TurnRunner:
                     [
                         {
                             "role": "system",
-                            "content": "Rewrite your previous answer as the user asks. "
-                            + (
-                                "Keep every fact, code, number and citation marker such as [1]."
-                                if cited
-                                else "Keep every fact, code and number; leave out citation "
-                                "markers such as [1]."
-                            ),
+                            "content": REWRITE_PROMPT if cited else REWRITE_PROMPT_UNSOURCED,
                         },
                         *({"role": t.role, "content": t.content} for t in history[-4:]),
                         {"role": "user", "content": message},
