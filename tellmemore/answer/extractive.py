@@ -385,12 +385,10 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
     if listing is not None and not any(e.item for e in out):
         # "what are the API rate limits?" quoted three sentences about limits and not the
         # table of them: the list its section or labels name is the answer
-        for hi, us in enumerate(chunk_units):
-            first = next((j for j, u in enumerate(us) if u.item), None)
-            if first is not None and _lists(listing, us[first], header_terms[hi]):
-                for sj in _whole_list(us, first):
-                    quote(hi, sj, top)
-                break
+        named = _named_list(listing, chunk_units, header_terms)
+        if named is not None:
+            for sj in named[1]:
+                quote(named[0], sj, top)
     return _superlative_first(query, chunk_units, out)
 
 
@@ -488,6 +486,17 @@ def _lists(noun: str, item: Unit, header: set[str]) -> bool:
     or its section ("... > Escalation levels") names them. Release notes that mention plans
     are no list of plans."""
     return noun in header or noun in terms(_label(item.text))
+
+
+def _named_list(
+    noun: str, chunk_units: Sequence[Sequence[Unit]], header_terms: Sequence[set[str]]
+) -> tuple[int, list[int]] | None:
+    """(chunk, its items) of the first list among the quoted chunks that is of `noun`s."""
+    for hi, us in enumerate(chunk_units):
+        first = next((j for j, u in enumerate(us) if u.item), None)
+        if first is not None and _lists(noun, us[first], header_terms[hi]):
+            return hi, _whole_list(us, first)
+    return None
 
 
 def _whole_list(us: Sequence[Unit], si: int) -> list[int]:
