@@ -15,7 +15,7 @@ from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience, TermStatsLookup
 from tellmemore.conversation.compose import parse_clarification
 from tellmemore.conversation.definites import find_definite
-from tellmemore.conversation.headings import Headings
+from tellmemore.conversation.headings import Headings, IndexHeadings
 from tellmemore.conversation.referents import (
     find_ellipsis,
     find_referents,
@@ -53,7 +53,7 @@ def gate(
     term_stats: TermStatsLookup | None = None,
     *,
     salience: Salience | None = None,
-    headings: Headings | None = None,
+    headings: Headings | IndexHeadings | None = None,
 ) -> GateResult:
     """Whether `message` must be resolved; the reason names the trigger. Never raises."""
     if not any(t.content.strip() for t in history):

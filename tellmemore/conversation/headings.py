@@ -43,14 +43,28 @@ class Headings:
 _built: tuple[Sequence[str], Headings] | None = None
 
 
-def headings_of(lookup: HeadingsLookup | None) -> Headings | None:
+def _current(lookup: HeadingsLookup) -> Headings:
     """The inverted index of the lookup's headings, rebuilt only when the index returns a
-    new sequence (it caches one per write generation)."""
+    new sequence (it keeps one per write generation)."""
     global _built
-    if lookup is None:
-        return None
     current = lookup()
     built = _built
     if built is None or built[0] is not current:
         built = _built = (current, Headings(current))
     return built[1]
+
+
+class IndexHeadings:
+    """The index's headings, read only when a message asks (the gate's "too little signal"
+    branch): most turns never need them, and on Milvus a read costs a round trip."""
+
+    def __init__(self, lookup: HeadingsLookup) -> None:
+        self._lookup = lookup
+
+    def name_together(self, words: Sequence[str]) -> bool:
+        return _current(self._lookup).name_together(words)
+
+
+def headings_of(lookup: HeadingsLookup | None) -> IndexHeadings | None:
+    """What the gate asks of the index's headings, or None without an index."""
+    return None if lookup is None else IndexHeadings(lookup)

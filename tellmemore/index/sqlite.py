@@ -46,12 +46,7 @@ import numpy.typing as npt
 
 from tellmemore.errors import IndexError_, InputError
 from tellmemore.index import fusion
-from tellmemore.index.base import (
-    SearchRequest,
-    Vector,
-    prepare_upsert,
-    query_vector,
-)
+from tellmemore.index.base import SearchRequest, Vector, prepare_upsert, query_vector
 from tellmemore.index.dense import DenseMatrix, default_threads
 from tellmemore.index.hnsw import SAVE_AFTER_FRACTION, Graph
 from tellmemore.index.lexical import (

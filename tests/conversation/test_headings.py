@@ -39,9 +39,21 @@ def test_the_gate_lets_a_message_naming_a_heading_stand_alone() -> None:
     assert still.needs_resolution
 
 
-def test_the_inverted_index_is_rebuilt_only_for_new_headings() -> None:
+def test_the_index_is_read_only_when_a_message_asks_and_rebuilt_only_for_new_headings() -> None:
+    reads: list[int] = []
     current = list(HEADINGS)
-    first = headings_of(lambda: current)
-    assert headings_of(lambda: current) is first
-    assert headings_of(lambda: [*current, "Refunds"]) is not first
+
+    def lookup() -> list[str]:
+        reads.append(1)
+        return current
+
+    named = headings_of(lookup)
+    assert named is not None and reads == []  # nothing read until a message asks
+    assert gate("what are the escalation options?", HISTORY, headings=named).reason
+    assert reads == []  # a self-contained message never asks
+    assert named.name_together(["pro", "plan"]) and len(reads) == 1
+    current.append("Refunds > Late cancellations")  # the same list object: not rebuilt
+    assert not named.name_together(["late", "cancellations"])
+    current = [*current]  # a new generation: a new sequence
+    assert named.name_together(["late", "cancellations"])
     assert headings_of(None) is None
