@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 from tellmemore.conversation import constants as C
 
-_WORD = re.compile(r"[^\W_](?:(?:[\w'’./+&-]|(?<=\d),(?=\d{3}(?!\d)))*[^\W_])?")
+_WORD = re.compile(r"[^\W_](?:[\w'’./+&-]*[^\W_])?(?:(?<=\d),\d{3}(?!\d)(?:[\w'’./+&-]*[^\W_])?)*")
 """A word, a code ("ERR-4021", "v6.15.0", "4-hour") or a number ("1,500" is one);
-inner punctuation kept."""
+inner punctuation kept. The thousands comma is tried only where a word ends, so the
+common case costs what the plain pattern did (a per-character alternative cost 45%)."""
 
 MONTHS = frozenset(
     """
