@@ -442,15 +442,11 @@ def _max_marker(text: str, n_sources: int) -> int:
     return max(generate.cited_numbers(text, n_sources), default=0)
 
 
-_LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")
-"""A list item's bullet or number, left out of a shortened answer."""
-
-
 def shorten(text: str) -> str:
     """The first sentence (with its citation) of a previous answer; of its first line when
     the answer is a list ("- Monthly pass: 25 dollars ... [1]", then other rows)."""
     first = next((line.strip() for line in text.splitlines() if line.strip()), text)
-    first = _LIST_MARKER.sub("", first)
+    first = extractive.LIST_MARKER.sub("", first)  # the bullet is no part of the sentence
     parts = extractive.sentences(first)
     sentence = parts[0] if parts else first
     source = _MARKER.search(first)

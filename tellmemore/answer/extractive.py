@@ -20,7 +20,8 @@ from tellmemore.answer.answer_types import asked_type, holds
 from tellmemore.types import Hit
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-']*")
-_LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")
+LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")
+"""A list item's bullet or number at the start of a line."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"(])")
 _STOP = frozenset(
     [
@@ -210,11 +211,11 @@ def units(text: str, header: str | None = None) -> list[Unit]:
                 row = "; ".join(f"{h}: {c}" if h else c for h, c in pairs if c) + "."
                 blocks.append((row, True, True, False, cells[0] if cells else ""))
             continue
-        if _LIST_ITEM.match(line):
+        if LIST_MARKER.match(line):
             flush()
             in_item = True
             numbered = line[:1].isdigit()
-            paragraph.append(_LIST_ITEM.sub("", line))
+            paragraph.append(LIST_MARKER.sub("", line))
             continue
         paragraph.append(line)
     flush()
@@ -240,7 +241,7 @@ def _is_bare_heading(line: str, following: str) -> bool:
         0 < len(line.split()) <= _HEADING_WORDS
         and line[-1:].isalnum()
         and nxt[:1].isupper()
-        and not _LIST_ITEM.match(line)
+        and not LIST_MARKER.match(line)
         and not line.startswith("|")
     )
 

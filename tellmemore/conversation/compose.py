@@ -104,13 +104,14 @@ _SCOPE_PREPS = frozenset({"on", "for", "in", "with"})
 """Prepositions of a scope ("on Windows", "for macOS", "in Dublin"): one replaces another."""
 
 
-def _is_name(word: str) -> bool:
-    return any(c.isupper() for c in word)  # "Windows", "macOS", "EU"
+def is_name(word: str) -> bool:
+    """A capital anywhere makes a word a name: "Windows", "macOS", "EU"."""
+    return any(c.isupper() for c in word)
 
 
 def _names_a_scope(toks: list[Token]) -> bool:
     """ "for macOS", "in Cork": a scope preposition before a name, nothing else."""
-    return len(toks) in (2, 3) and toks[0].low in _SCOPE_PREPS and _is_name(toks[1].text)
+    return len(toks) in (2, 3) and toks[0].low in _SCOPE_PREPS and is_name(toks[1].text)
 
 
 def _named_scope(core_toks: list[Token], tail: range) -> int | None:
@@ -118,7 +119,7 @@ def _named_scope(core_toks: list[Token], tail: range) -> int | None:
     for i in tail:
         if core_toks[i].low in _SCOPE_PREPS:
             obj = core_toks[i + 1 :]
-            return i if 1 <= len(obj) <= 2 and all(_is_name(t.text) for t in obj) else None
+            return i if 1 <= len(obj) <= 2 and all(is_name(t.text) for t in obj) else None
     return None
 
 

@@ -110,7 +110,8 @@ def clean_heading(text: str) -> str:
     return " ".join(_EMPHASIS.sub("", _LINK.sub(r"\1", text)).split())
 
 
-def _kind(line: str) -> str:
+def line_kind(line: str) -> str:
+    """ "list", "table", "quote" or "para": how the chunker reads a line of text."""
     if _LIST_ITEM.match(line):
         return "list"
     if _TABLE.match(line):
@@ -197,7 +198,7 @@ def parse_sections(text: str, title: str = "") -> list[Section]:
             end_block()
             i += 1
             continue
-        kind = _kind(line)
+        kind = line_kind(line)
         continuation = cur_kind == "list" and (kind == "para" or line[:1] in (" ", "\t"))
         if cur and kind != cur_kind and not continuation:
             end_block()

@@ -42,6 +42,7 @@ from tellmemore.conversation.binding import (
 from tellmemore.conversation.compose import (
     append_phrases,
     clarification_question,
+    is_name,
     parse_clarification,
     replacement,
     same_ordinal,
@@ -956,9 +957,7 @@ class _Run:
         the user, "Doctor Strange" in the answer; "macOS" inside): a name a person pronoun
         can bind."""
         words = self._surface(phrase).split()
-        return bool(words) and all(
-            any(c.isupper() for c in w) or not w[:1].isalpha() for w in words
-        )
+        return bool(words) and all(is_name(w) or not w[:1].isalpha() for w in words)
 
     def _surface(self, phrase: Phrase) -> str:
         return surface_form(phrase.text, self._casing_texts)

@@ -14,6 +14,7 @@ import re
 from dataclasses import replace
 from typing import ClassVar
 
+from tellmemore.ingest.chunking import line_kind
 from tellmemore.ingest.loaders.base import LoadResult, Source
 from tellmemore.ingest.loaders.markdown import document_from_text
 
@@ -21,7 +22,6 @@ HEADING_WORDS = 8
 """A heading line has at most this many words."""
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _ATX = re.compile(r"^#{1,6}\s", re.MULTILINE)
-_LIST_OR_TABLE = re.compile(r"^(?:[-*+•]\s|\d{1,3}[.)]\s|\|)")
 
 
 def is_heading_line(line: str) -> bool:
@@ -31,7 +31,7 @@ def is_heading_line(line: str) -> bool:
         0 < len(words) <= HEADING_WORDS
         and (line[:1].isupper() or line[:1].isdigit())
         and (line[-1:].isalnum() or line[-1:] == ")")
-        and not _LIST_OR_TABLE.match(line)
+        and line_kind(line) == "para"  # not a list item, table row or quote
     )
 
 
