@@ -20,6 +20,20 @@ DOCS = [
 ]
 
 
+def second_turn(first: str, message: str, *, rewrite: str | None = None) -> EvalTurn:
+    """A conversation's second turn: `first` was asked and answered, `message` follows."""
+    return EvalTurn(
+        task_id="c<::>2",
+        conversation_id="c",
+        turn=2,
+        history=(Turn("user", first), Turn("assistant", "An answer.")),
+        message=message,
+        rewrite=rewrite or message,
+        gold=("p1",),
+        line=2,
+    )
+
+
 def _stats(terms):  # type: ignore[no-untyped-def]
     return TermStats(len(DOCS), {t: sum(t.lower() in d for d in DOCS) for t in terms})
 
@@ -27,16 +41,10 @@ def _stats(terms):  # type: ignore[no-untyped-def]
 def test_a_typo_is_fixed_in_the_searched_query_and_the_typed_message_searched_too(
     tmp_path: Path,
 ) -> None:
-    turn = EvalTurn(
-        task_id="c<::>2",
-        conversation_id="c",
-        turn=2,
-        history=(Turn("user", "What are the shop hours?"), Turn("assistant", "9 to 5.")),
-        message="What does the montly pass cost?",
+    turn = second_turn(
+        "What are the shop hours?", "What does the montly pass cost?",
         rewrite="What does the monthly pass cost?",
-        gold=("p1",),
-        line=2,
-    )
+    )  # fmt: skip
     strategies, _ = build_strategies(["raw", "embedded"])
     cache = JsonlCache(tmp_path / "resolutions.jsonl")
     plans = plan_turns(
@@ -58,16 +66,7 @@ def _common(terms):  # type: ignore[no-untyped-def]
 def test_the_eval_gates_with_the_index_headings_as_a_turn_does(tmp_path: Path) -> None:
     """turn.py gates with the index's headings; the eval's gate had not, so it could not
     measure the rule ("how much is the pro plan?" names "Plans and pricing > Pro")."""
-    turn = EvalTurn(
-        task_id="c<::>2",
-        conversation_id="c",
-        turn=2,
-        history=(Turn("user", "what escalation options are there?"), Turn("assistant", "Two.")),
-        message="how much is the pro plan?",
-        rewrite="how much is the pro plan?",
-        gold=("p1",),
-        line=2,
-    )
+    turn = second_turn("what escalation options are there?", "how much is the pro plan?")
     strategies, _ = build_strategies(["embedded"])
     reasons = []
     for headings in (None, lambda: ("Plans and pricing > Pro",)):

@@ -176,13 +176,19 @@ def test_every_crash_point_recovers_to_the_clean_result(tmp_path: Path, update: 
         shutil.rmtree(project)
 
 
-def test_the_journal_names_the_documents_in_flight(tmp_path: Path) -> None:
+def killed_first_ingest(tmp_path: Path) -> tuple[Path, Path]:
+    """(project, corpus) after a first ingest killed at its second index write."""
     corpus = tmp_path / "corpus"
     make_corpus(corpus, seed=9, n_docs=N_DOCS)
     project = tmp_path / "p"
     project.mkdir()
     killed, _, _ = run(project, corpus, sync=False, kill=("write", 2))
     assert killed
+    return project, corpus
+
+
+def test_the_journal_names_the_documents_in_flight(tmp_path: Path) -> None:
+    project, _ = killed_first_ingest(tmp_path)
     rows = Project(project).state_rows("SELECT doc_id, run_id FROM journal")
     assert rows and len({r["run_id"] for r in rows}) == 1
     [status] = Project(project).state_rows("SELECT status FROM ingest_runs")
@@ -194,12 +200,7 @@ def test_a_resumed_first_ingest_reports_added_documents_not_updated_ones(
 ) -> None:
     """The run after a kill finishes the documents the killed run had started: on a first
     ingest they are added (the report said "updated 1")."""
-    corpus = tmp_path / "corpus"
-    make_corpus(corpus, seed=9, n_docs=N_DOCS)
-    project = tmp_path / "p"
-    project.mkdir()
-    killed, _, _ = run(project, corpus, sync=False, kill=("write", 2))
-    assert killed
+    project, corpus = killed_first_ingest(tmp_path)
     _, _, report = run(project, corpus, sync=False)
     assert report is not None
     assert report.docs_updated == 0
