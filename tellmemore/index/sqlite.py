@@ -261,9 +261,19 @@ class SQLiteIndex:
 
     @property
     def embedder_name(self) -> str:
+        return self.get_meta("embedder") or ""
+
+    def get_meta(self, key: str) -> str | None:
+        """A value of the `meta` table (None when unset)."""
         with self._lock:
-            row = self._conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
-        return row[0] if row else ""
+            row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Record a fact about the index (e.g. how its vectors were encoded); not a content
+        change, so readers' vectors are not reloaded."""
+        with self._write(bump=False) as conn:
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     # -- writes -----------------------------------------------------------------------
 

