@@ -115,7 +115,11 @@ class ModelFiles:
         tokenizer.no_truncation()
         tokenizer.no_padding()
 
+        fast = getattr(tokenizer, "encode_batch_fast", None)  # tokenizers >= 0.21
+
         def count(text: str) -> int:
+            if fast is not None:  # no character offsets: ~1.8x faster, the same ids
+                return len(fast([text], add_special_tokens=False)[0].ids)
             return len(tokenizer.encode(text, add_special_tokens=False).ids)
 
         return functools.lru_cache(maxsize=_TOKEN_CACHE_SIZE)(count)
