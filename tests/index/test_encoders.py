@@ -170,3 +170,29 @@ def test_without_bf16_units_bulk_stays_fp32(
     assert choice.precision == "fp32" and encoder.precision == "fp32"
     assert "neither AMX nor AVX-512 BF16" in choice.reason
     assert not (tmp_path / "precision.json").exists()  # nothing measured, nothing kept
+
+
+@pytest.mark.model
+def test_a_started_server_loads_no_model_runtime_before_a_search(sample_assistant) -> None:  # type: ignore[no-untyped-def]
+    project = sample_assistant.settings.project_dir
+    sample_assistant.close()
+    code = (
+        "import sys, json\n"
+        "from fastapi.testclient import TestClient\n"
+        "from tellmemore.config import Settings\n"
+        "from tellmemore.service.app import create_app\n"
+        f"app = create_app(Settings.load({str(project)!r}))\n"
+        "heavy = ('torch', 'onnxruntime', 'sentence_transformers')\n"
+        "with TestClient(app) as client:\n"  # runs the lifespan: the server's warm-up
+        "    assert client.get('/healthz').status_code == 200\n"
+        "    before = [m for m in heavy if m in sys.modules]\n"
+        "    r = client.post('/v1/chat', json={'message': 'does enterprise cover weekends?'})\n"
+        "    after = [m for m in heavy if m in sys.modules]\n"
+        "print(json.dumps([before, after, r.status_code]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    before, after, status = json.loads(out.stdout.strip().splitlines()[-1])
+    assert before == []
+    assert status == 200 and after == ["onnxruntime"]
