@@ -199,6 +199,9 @@ def _build(
     finally:
         state.close()
     seconds = time.perf_counter() - started
+    from tellmemore.index import encoding_info
+
+    encoding_info.record(index, embedder, chunks=report.chunks_embedded, seconds=seconds)
     skipped += [f"{s.path}: {s.reason}" for s in report.skipped]
     meta = {
         "format": INDEX_FORMAT,
@@ -207,6 +210,7 @@ def _build(
         "corpus_hash": dataset.corpus_hash,
         "embedder": embedder.name,
         "dimension": embedder.dimension,
+        "encoding": encoding_info.stored(index),
         "chunk_tokens": chunk_tokens,
         **_overlap_meta(settings),
         **_current_versions(),
