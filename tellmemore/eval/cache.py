@@ -61,9 +61,10 @@ def code_fingerprint(modules: Sequence[str]) -> str:
 class QueryVectors:
     """Query vectors by text for one embedder, persisted in `dir/<embedder>.db`.
 
-    `encode(texts)` embeds the texts not seen before, in batches, with
-    `embed_documents` (MiniLM is symmetric: a query and a passage are encoded
-    alike). `embedder` is a view that the `Retriever` can use: it answers from
+    `encode(texts)` embeds the texts not seen before, in batches, with the
+    embedder's `embed_queries` when it has one (the runtime a user's question
+    runs on), else `embed_documents` (MiniLM is symmetric: a query and a
+    passage are encoded alike). `embedder` is a view that the `Retriever` can use: it answers from
     the cache and encodes (and stores) only what is missing.
     """
 
@@ -108,7 +109,9 @@ class QueryVectors:
 
     def _store(self, texts: Sequence[str]) -> Vector:
         t0 = time.perf_counter()
-        vectors = np.asarray(self.inner.embed_documents(list(texts)), dtype=np.float32)
+        # the query runtime where the embedder has one (ONNX for the local model), else bulk
+        encode = getattr(self.inner, "embed_queries", self.inner.embed_documents)
+        vectors = np.asarray(encode(list(texts)), dtype=np.float32)
         self.encode_seconds += time.perf_counter() - t0
         self.encoded += len(texts)
         rows = []

@@ -119,6 +119,13 @@ class SentenceTransformerEmbedder:
     def embed_query(self, text: str) -> Vector:
         return np.ascontiguousarray(self.query_encoder().encode([text], 1)[0])
 
+    def embed_queries(self, texts: Sequence[str]) -> Vector:
+        """Many queries at once on the query runtime (an evaluation's cached query vectors
+        are then the vectors a user's question gets)."""
+        if len(texts) == 0:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return self.query_encoder().encode(list(texts), self.batch_size)
+
     def bulk_encoder(self) -> _Encoder:
         """The bulk runtime, chosen (and measured, once per machine) on first use."""
         with self._lock:

@@ -45,6 +45,8 @@ def test_bulk_and_query_vectors_agree_on_the_sample_corpus(
     queries = np.vstack([minilm.embed_query(t) for t in texts])
     cosines = np.sum(bulk * queries, axis=1)
     assert float(cosines.min()) >= 0.999, minilm.describe()
+    batched = minilm.embed_queries(texts)  # what an evaluation caches: the query runtime
+    assert float(np.sum(batched * queries, axis=1).min()) >= 0.9999
     # the runtimes really differ where the default picks them (not one path twice)
     described = minilm.describe()
     assert described["query"]["backend"] == "onnx"
