@@ -8,7 +8,7 @@ from the packaged weights with torch's exporter (`scripts/setup.sh` runs it;
 a query path that finds none makes it on first use), written atomically, and
 kept under the cache directory keyed by the model's fingerprint, the
 onnxruntime version and `EXPORT_VERSION`. `int8` adds a dynamically quantised
-copy (bulk encoding only: it costs quality, cosine ~0.98).
+copy (weights per channel, MatMul only; it costs quality: min cosine ~0.99).
 """
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ from tellmemore.index.model_files import ModelFiles
 
 log = logging.getLogger(__name__)
 
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
+"""2: int8 quantises the MatMul weights per channel (min cosine to fp32 0.989 instead of
+0.917 per tensor on the probe texts)."""
 OPSET = 17
 OUTPUT = "sentence_embedding"
 
@@ -143,7 +145,13 @@ def _quantize(source: Path, target: Path) -> None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            quantize_dynamic(str(source), str(tmp), weight_type=QuantType.QInt8)
+            quantize_dynamic(
+                str(source),
+                str(tmp),
+                weight_type=QuantType.QInt8,
+                per_channel=True,
+                op_types_to_quantize=["MatMul"],
+            )
         tmp.replace(target)
     except Exception as exc:
         raise EmbeddingError(f"quantizing {source} to int8 failed: {exc}") from exc

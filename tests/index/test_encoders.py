@@ -198,3 +198,19 @@ def test_a_started_server_loads_no_model_runtime_before_a_search(sample_assistan
     before, after, status = json.loads(out.stdout.strip().splitlines()[-1])
     assert before == []
     assert status == 200 and after == ["onnxruntime"]
+
+
+@pytest.mark.model
+def test_int8_is_an_option_on_onnx_with_a_measured_quality_cost(
+    minilm: SentenceTransformerEmbedder,
+) -> None:
+    texts = _sample_chunk_texts(minilm)[:24]
+    int8 = SentenceTransformerEmbedder(precision="int8", backend="onnx", cache_dir=minilm.cache_dir)
+    got = int8.embed_documents(texts)
+    assert int8.describe()["bulk"]["precision"] == "int8"
+    assert int8.describe()["query"]["precision"] == "int8"  # queries on the same model
+    reference = SentenceTransformerEmbedder(precision="fp32", backend="torch").embed_documents(
+        texts
+    )
+    cosines = np.sum(got * reference, axis=1)
+    assert 0.98 <= float(cosines.min()) < 0.9999  # close, but really quantised
