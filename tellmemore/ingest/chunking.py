@@ -48,9 +48,10 @@ from dataclasses import dataclass
 from tellmemore.ingest.ids import chunk_id, content_hash
 from tellmemore.ingest.loaders.base import Document
 from tellmemore.ingest.pages import PageLocator
+from tellmemore.ingest.sentences import split_sentences
 from tellmemore.types import Chunk
 
-CHUNKER_VERSION = "1"
+CHUNKER_VERSION = "2"
 """Bump when the same document would chunk differently: every document is then re-chunked."""
 
 SPECIAL_TOKENS = 2
@@ -215,7 +216,8 @@ def parse_sections(text: str, title: str = "") -> list[Section]:
 # ---------------------------------------------------------------- splitting
 
 
-_SENTENCE = re.compile(r"(?<=[.!?;:])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_CLAUSE = re.compile(r"(?<=[;:])\s+")
+"""Inside a sentence too long for a chunk, the next best cut: after a ";" or ":"."""
 
 
 def _units(block: Block) -> tuple[str, list[str], str]:
@@ -239,7 +241,38 @@ def _units(block: Block) -> tuple[str, list[str], str]:
     if block.kind == "code":
         return "", lines, "\n"
     flat = " ".join(block.text.split())
-    return "", [s for s in _SENTENCE.split(flat) if s.strip()], " "
+    if block.kind == "sentence":
+        return "", [s for s in _CLAUSE.split(flat) if s.strip()], " "
+    return "", split_sentences(flat), " "
+
+
+def _row_pieces(row: str, room: int, count: CountTokens) -> list[str] | None:
+    """A table row too long for a chunk, cut between cells; every piece after the first
+    repeats the row's label (its first cell), so "| Senior | ... |" stays about Senior.
+    None when the row has fewer than three cells (nothing to cut between)."""
+    cells = [c.strip() for c in row.strip().strip("|").split("|")]
+    if len(cells) < 3:
+        return None
+    label = f"| {cells[0]} | "
+    pieces: list[str] = []
+    current: list[str] = [cells[0]]
+    for cell in cells[1:]:
+        wider = "| " + " | ".join([*current, cell]) + " |"
+        if len(current) > 1 and count(wider) > room:
+            pieces.append("| " + " | ".join(current) + " |")
+            current = [cells[0]]
+        current.append(cell)
+    pieces.append("| " + " | ".join(current) + " |")
+    out: list[str] = []
+    for piece in pieces:
+        if count(piece) <= room:
+            out.append(piece)
+            continue
+        # one cell alone is wider than a chunk: cut inside it, at sentences, then words
+        body = piece[len(label) :].rstrip(" |") if piece.startswith(label) else piece
+        subs = split_text(Block("para", body), max(8, room - count(label) - 2), count)
+        out.extend(f"{label}{sub} |" for sub in subs)
+    return out
 
 
 def _split_words(text: str, budget: int, count: CountTokens) -> list[str]:
@@ -299,13 +332,7 @@ def split_text(block: Block, budget: int, count: CountTokens) -> list[str]:
             if current:
                 pieces.append(prefix + joiner.join(current))
                 current, used = [], 0
-            sub_kind = "para" if block.kind != "code" else "code"
-            subs = (
-                split_text(Block("para", unit), room, count)
-                if sub_kind == "para" and len(_units(Block("para", unit))[1]) > 1
-                else _split_words(unit, room, count)
-            )
-            pieces.extend(prefix + s for s in subs)
+            pieces.extend(prefix + s for s in _split_unit(block.kind, unit, room, count))
             continue
         if current and used + n + 1 > room:
             pieces.append(prefix + joiner.join(current))
@@ -315,6 +342,24 @@ def split_text(block: Block, budget: int, count: CountTokens) -> list[str]:
     if current:
         pieces.append(prefix + joiner.join(current))
     return pieces
+
+
+def _split_unit(kind: str, unit: str, room: int, count: CountTokens) -> list[str]:
+    """One unit (a row, an item, a sentence) wider than `room`, cut at the largest natural
+    boundary it has: a table row between cells, an item between sentences, a sentence
+    between clauses; words only when nothing larger fits."""
+    if kind == "code":
+        return _split_words(unit, room, count)
+    if kind == "table":
+        rows = _row_pieces(unit, room, count)
+        if rows is not None:
+            return rows
+    finer = "sentence" if kind == "para" else "para"
+    if kind != "sentence" and len(_units(Block(finer, unit))[1]) > 1:
+        return split_text(Block(finer, unit), room, count)
+    if kind != "sentence" and len(_units(Block("sentence", unit))[1]) > 1:
+        return split_text(Block("sentence", unit), room, count)
+    return _split_words(unit, room, count)
 
 
 # ---------------------------------------------------------------- chunks
@@ -407,13 +452,10 @@ def _fit(group: list[Piece], header: str, max_tokens: int, count: CountTokens) -
     ]
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
 def sentences(text: str) -> list[str]:
-    """Sentences of prose, cut after ".", "!" or "?" and whitespace: a plain rule, enough to
-    pick the last few sentences of a chunk to repeat at the start of the next one."""
-    return [s for s in _SENTENCE_END.split(text.strip()) if s]
+    """Sentences of prose (`ingest.sentences.split_sentences`): the last few of a chunk are
+    repeated at the start of the next one."""
+    return split_sentences(" ".join(text.split()))
 
 
 def _overlap(

@@ -128,6 +128,48 @@ def test_an_over_long_paragraph_is_split_by_sentences_and_nothing_is_lost() -> N
     assert all(words(c.text) <= 50 for c in chunks)
 
 
+def test_a_paragraph_is_never_cut_at_an_abbreviation() -> None:
+    sentences = [
+        f"Leave type {i} covers family events, e.g. Weddings and funerals in the U.S. Army "
+        "and i.e. Other branches too."
+        for i in range(30)
+    ]
+    chunks = chunk_document(
+        doc("## Leave\n\n" + " ".join(sentences)), max_tokens=60, count_tokens=words
+    )
+    assert len(chunks) > 3
+    bodies = [c.text.split("\n\n", 1)[1] for c in chunks]
+    assert " ".join(bodies) == " ".join(sentences)
+    for body in bodies:  # every cut falls between two whole sentences
+        assert body.startswith("Leave type ") and body.endswith("too.")
+
+
+def test_a_sentence_is_cut_at_a_clause_before_a_word() -> None:
+    clauses = [f"clause {i} names the rules of sick leave and vacation;" for i in range(12)]
+    sentence = "First " + " ".join(clauses) + " end."
+    chunks = chunk_document(doc("## One\n\n" + sentence), max_tokens=40, count_tokens=words)
+    bodies = [c.text.split("\n\n", 1)[1] for c in chunks]
+    assert len(bodies) > 1 and " ".join(bodies) == sentence
+    assert all(b.endswith(";") for b in bodies[:-1])
+
+
+def test_a_wide_table_row_is_cut_between_cells_and_repeats_its_label() -> None:
+    cells = " | ".join(f"level {i} pays {i}0 thousand a year" for i in range(12))
+    text = (
+        f"## Levels\n\n| Title | {' | '.join(chr(65 + i) for i in range(12))} |\n"
+        f"| {' | '.join(['-'] * 13)} |\n| Senior engineer | {cells} |\n"
+    )
+    chunks = chunk_document(doc(text), max_tokens=90, count_tokens=words)
+    pieces = [c.text.split("\n")[-1] for c in chunks]
+    assert len(pieces) > 1
+    found = []
+    for piece in pieces:
+        assert piece.startswith("| Senior engineer | ") and piece.endswith(" |")
+        found.extend(c.strip() for c in piece.strip("|").split("|")[1:])
+    assert found == [f"level {i} pays {i}0 thousand a year" for i in range(12)]  # none cut
+    assert all(words(c.text) <= 90 for c in chunks)
+
+
 def test_giant_words_are_cut_rather_than_truncated() -> None:
     blob = "A" * 5000
     chunks = chunk_document(
