@@ -18,13 +18,13 @@ DEFAULT_RETRIEVERS = "bm25,dense,hybrid"
 
 def eval_command(
     datasets: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Argument(
             help="Dataset directories, each holding corpus.jsonl and conversations.jsonl "
             "(the MTRAG format).",
             show_default=False,
         ),
-    ],
+    ] = None,
     strategies: Annotated[
         str,
         typer.Option(
@@ -66,10 +66,29 @@ def eval_command(
         int | None,
         typer.Option("--limit", min=1, help="Only the first N turns of each dataset (smoke runs)."),
     ] = None,
+    cases: Annotated[
+        Path | None,
+        typer.Option(
+            "--cases",
+            help="Also run phrasing cases ({history, message, query, bindings, pass} JSONL, a "
+            "file or a directory such as tests/conversation/cases) and report accuracy per "
+            "pass; writes cases.json to --out.",
+            show_default=False,
+        ),
+    ] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Measure retrieval on conversations: every strategy x retriever over every turn, with
     follow-up turns reported apart, binding and over-binding apart, gating and latency."""
+    from tellmemore.errors import ConfigError
+
+    if not datasets and cases is None:
+        raise ConfigError("give dataset directories, --cases PATH, or both")
+    case_report = _run_cases(cases, out, quiet=json_out) if cases is not None else None
+    if not datasets:
+        if json_out:
+            print_json({"cases": case_report})
+        return
     from tellmemore.config import Settings
     from tellmemore.eval.report import write_report
     from tellmemore.eval.runner import DEFAULT_CACHE_DIR, EvalOptions, run_eval
@@ -90,7 +109,7 @@ def eval_command(
         from tellmemore.llm import LLMClient
 
         llm = LLMClient(settings.llm)
-    command = _command(datasets, strategies, retrievers, k, out, skip_invalid, limit)
+    command = _command(datasets, strategies, retrievers, k, out, skip_invalid, limit, cases)
     embedder = load_embedder(settings.embedder)
     with _Bars() as bars:
         run = run_eval(
@@ -103,9 +122,44 @@ def eval_command(
         )
     report, paths = write_report(run, out, command=command)
     if json_out:
-        print_json(report)
+        print_json({**report, "cases": case_report} if case_report is not None else report)
         return
     _print_summary(report, run.unavailable, paths)
+
+
+def _run_cases(path: Path, out: Path, *, quiet: bool) -> dict[str, Any]:
+    """Run the phrasing cases; print accuracy per pass and the failures; write cases.json."""
+    import json
+
+    from rich.table import Table
+
+    from tellmemore.eval.cases import load_cases, per_pass, run_case
+
+    loaded, corpora = load_cases(path)
+    results = [run_case(c, corpora) for c in loaded]
+    counts = per_pass(results)
+    report = {
+        "path": str(path),
+        "cases": len(results),
+        "passed": sum(r.ok for r in results),
+        "per_pass": {
+            k: {"passed": ok, "cases": n, "accuracy": ok / n} for k, (ok, n) in counts.items()
+        },
+        "failures": [{"id": r.id, "failures": list(r.failures)} for r in results if not r.ok],
+        "pass_checked": any(r.passes_fired is not None for r in results),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "cases.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    if not quiet:
+        table = Table(title=f"Phrasing cases ({path}): accuracy per pass")
+        for col in ("pass", "cases", "passed", "accuracy"):
+            table.add_column(col, justify="left" if col == "pass" else "right")
+        for name, (ok, n) in sorted(counts.items()):
+            table.add_row(name, str(n), str(ok), f"{ok / n:.3f}")
+        console.print(table)
+        for f in report["failures"][:20]:
+            console.print(f"[red]failed[/] {f['id']}: {'; '.join(f['failures'])}")
+    return report
 
 
 def _retrievers(value: str) -> tuple[Any, ...]:
@@ -142,6 +196,7 @@ def _command(
     out: Path,
     skip_invalid: bool,
     limit: int | None,
+    cases: Path | None = None,
 ) -> str:
     args = ["tellmemore", "eval", *map(str, datasets)]
     if strategies != DEFAULT_STRATEGIES:
@@ -155,6 +210,8 @@ def _command(
         args.append("--skip-invalid")
     if limit:
         args += ["--limit", str(limit)]
+    if cases is not None:
+        args += ["--cases", str(cases)]
     return shlex.join(args)
 
 

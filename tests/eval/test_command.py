@@ -61,3 +61,34 @@ def test_bad_options_name_the_value(tmp_path: Path, option: str, value: str, nee
     result = CliRunner().invoke(app, [str(TINY), option, value, "--out", str(tmp_path)])
     assert isinstance(result.exception, ConfigError)
     assert needle in str(result.exception)
+
+
+def test_cases_alone_report_accuracy_per_pass(tmp_path: Path) -> None:
+    cases = Path(__file__).parents[1] / "conversation" / "cases"
+    result = CliRunner().invoke(app, ["--cases", str(cases), "--out", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.stdout)["cases"]
+    assert printed == json.loads((tmp_path / "cases.json").read_text())
+    assert printed["cases"] > 200 and printed["passed"] == printed["cases"]
+    assert {"pronoun", "ellipsis", "repair", "ordinal"} <= set(printed["per_pass"])
+    assert printed["per_pass"]["pronoun"]["accuracy"] == 1.0
+
+
+def test_cases_report_a_failing_case_by_id(tmp_path: Path) -> None:
+    bad = tmp_path / "one.jsonl"
+    case = {"id": "x/pronoun", "history": [{"role": "user", "content": "is Sydney available?"},
+            {"role": "assistant", "content": "Sydney became available. [1]"}],
+            "message": "what's the latency to it?", "corpus": None,
+            "query": "what's the latency to Frankfurt?", "pass": "pronoun"}  # fmt: skip
+    bad.write_text(json.dumps(case) + "\n")
+    result = CliRunner().invoke(app, ["--cases", str(bad), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    assert "x/pronoun" in result.output
+    report = json.loads((tmp_path / "o" / "cases.json").read_text())
+    assert report["per_pass"]["pronoun"] == {"passed": 0, "cases": 1, "accuracy": 0.0}
+
+
+def test_neither_datasets_nor_cases_is_a_clear_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["--out", str(tmp_path)])
+    assert isinstance(result.exception, ConfigError)
+    assert "--cases" in str(result.exception)
