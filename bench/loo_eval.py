@@ -123,7 +123,13 @@ def has_index(path: Path, cache: Path, embedder: Embedder, settings: Settings) -
     key = index_key(
         ds, embedder, chunk_tokens_for(settings, embedder), settings.chunking.overlap_sentences
     )
-    return (cache / "index" / f"{slug(ds.name)}-{key}" / "meta.json").is_file()
+    meta = cache / "index" / f"{slug(ds.name)}-{key}" / "meta.json"
+    return meta.is_file() and json.loads(meta.read_text()).get("vectors") != "none"
+
+
+def has_term_stats(domain: str, cache: Path) -> bool:
+    """An index of this domain (real, or term statistics only: bench/term_stats_index.py)."""
+    return any((cache / "index").glob(f"{domain}-*/meta.json"))
 
 
 def open_domain(
@@ -276,18 +282,26 @@ def main() -> None:
     ap.add_argument("--no-grid", action="store_true", help="keep the committed constants")
     ap.add_argument("--ablate", default="", help="passes to switch off one at a time")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument(
+        "--train-cache",
+        type=Path,
+        help="where the fit domains' term statistics are (bench/term_stats_index.py); "
+        "default --cache",
+    )
     args = ap.parse_args()
     started = time.time()
     settings = Settings()
     embedder = load_embedder(settings.embedder)
     vectors = QueryVectors(args.cache / "queries", embedder)
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
-    mtrag = [d for d in DOMAINS if has_index(MTRAG / d, args.cache, embedder, settings)]
+    train_cache = args.train_cache or args.cache
+    searchable = [d for d in DOMAINS if has_index(MTRAG / d, args.cache, embedder, settings)]
+    trainable = [d for d in DOMAINS if has_term_stats(d, train_cache)]
     un = [d for d in UN_DOMAINS if has_index(MTRAG_UN / d, args.cache, embedder, settings)]
-    log(f"domains with a complete index: {mtrag}, mtrag-un {un}")
-    if len(mtrag) < 2:
-        raise SystemExit("leave-one-domain-out needs at least two MTRAG domains' indexes")
-    domains = {d: open_domain(d, MTRAG / d, args.cache, embedder, settings, vectors) for d in mtrag}
+    log(f"searchable {searchable}, fittable {trainable}, mtrag-un {un}")
+    domains = {
+        d: open_domain(d, MTRAG / d, args.cache, embedder, settings, vectors) for d in searchable
+    }
     for d in un:
         domains[f"un-{d}"] = open_domain(
             f"un-{d}", MTRAG_UN / d, args.cache, embedder, settings, vectors
@@ -295,24 +309,33 @@ def main() -> None:
     tests_un = [f"un-{d}" for d in un]
     models_dir = args.out / "loo"
     models_dir.mkdir(parents=True, exist_ok=True)
-    rows = {d: ts.extract(str(MTRAG / d), args.cache) for d in mtrag}
+    rows = {d: ts.extract(str(MTRAG / d), train_cache) for d in trainable}
     models: dict[str, Path] = {}
-    for held in (*mtrag, "none"):
-        fit = [d for d in mtrag if d != held]
+    splits: dict[str, dict[str, Any]] = {}
+    for held in (*searchable, "none"):
+        fit = [d for d in trainable if d != held]
+        if not fit:
+            raise SystemExit(f"nothing to fit on without {held}: build term statistics first")
         m = ts.train([r for d in fit for r in rows[d]], 1.0, 0.10, 2)
         models[held] = models_dir / f"selector-without-{held}.json"
         models[held].write_text(json.dumps(m.to_json(trained_on=fit, l2=1.0), indent=1) + "\n")
+        for test in [held] if held != "none" else tests_un:
+            splits[test] = {
+                "model": held,
+                "fit": fit,
+                "constants_fit": [d for d in fit if d in searchable],
+            }
     strategies, _ = build_strategies(list(STRATEGIES))
     points = [defaults()] + ([] if args.no_grid else [p for p in grid_points() if p != defaults()])
     results: dict[str, Any] = {}
-    for held in (*mtrag, "none"):
-        names = [*mtrag, *(tests_un if held == "none" else [])]
+    for held in (*searchable, "none"):
+        names = [*searchable, *(tests_un if held == "none" else [])]
         results[held] = run_model(domains, names, vectors, models[held], points, strategies, log)
     ablations: dict[str, Any] = {}
     for name in [a for a in args.ablate.split(",") if a]:
         os.environ["TELLMEMORE_DISABLE_PASSES"] = name
-        for held in (*mtrag, "none"):
-            names = [*mtrag, *(tests_un if held == "none" else [])]
+        for held in (*searchable, "none"):
+            names = [*searchable, *(tests_un if held == "none" else [])]
             ablations.setdefault(name, {})[held] = run_model(
                 domains, names, vectors, models[held], points, strategies[2:3], log
             )
@@ -321,7 +344,7 @@ def main() -> None:
         opened.index.close()
     vectors.close()
     write_report(
-        args.out, results, ablations, points, models, mtrag, tests_un,
+        args.out, results, ablations, points, models, splits, searchable,
         command=" ".join(["bench/loo_eval.py", *sys.argv[1:]]),
         head=git_head(), seconds=time.time() - started,
     )  # fmt: skip

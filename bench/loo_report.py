@@ -20,6 +20,8 @@ def _choose(
     def score(p: Point) -> float:
         return float(sum(per_domain[f][p]["embedded"]["nDCG@5"] for f in fit)) / len(fit)
 
+    if not fit:
+        return points[0]  # no fit domain can be searched: the committed constants
     return max(points, key=lambda p: (round(score(p), 6), p == points[0]))
 
 
@@ -47,31 +49,25 @@ def write_report(
     ablations: dict[str, Any],
     points: Sequence[Point],
     models: dict[str, Path],
-    domains: Sequence[str],
-    un: Sequence[str],
+    splits: dict[str, dict[str, Any]],
+    searchable: Sequence[str],
     *,
     command: str,
     head: str,
     seconds: float,
 ) -> None:
     tests: dict[str, dict[str, Any]] = {}
-    for held in domains:
-        fit = [d for d in domains if d != held]
-        chosen = _choose(results[held], fit, points)
-        tests[held] = {
-            "fit": fit,
+    for test, sp in splits.items():
+        per_domain = results[sp["model"]]
+        chosen = _choose(per_domain, sp["constants_fit"], points)
+        tests[test] = {
+            **sp,
             "chosen": chosen,
-            "rows": results[held][held][chosen],
-            "at_default": results[held][held][points[0]],
+            "rows": per_domain[test][chosen],
+            "at_default": per_domain[test][points[0]],
         }
-    chosen_all = _choose(results["none"], domains, points)
-    for d in un:
-        tests[d] = {
-            "fit": list(domains),
-            "chosen": chosen_all,
-            "rows": results["none"][d][chosen_all],
-            "at_default": results["none"][d][points[0]],
-        }
+    domains = [t for t in tests if not t.startswith("un-")]
+    un = [t for t in tests if t.startswith("un-")]
 
     lines = [
         "# Leave-one-domain-out figures (issue 20)",
@@ -84,7 +80,8 @@ def write_report(
         "lists are code and are not refitted per split: they were written from all three "
         "MTRAG domains' conversations, so for them only mtrag-un is held out. MRR = RR@10.",
         "",
-        "| test | fit on | constants chosen | raw | concat | embedded | oracle | emb/oracle "
+        "| test | selector fit on | constants chosen (on) | raw | concat | embedded | oracle "
+        "| emb/oracle "
         "| emb/concat | emb/raw |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -93,7 +90,8 @@ def write_report(
         e = r["embedded"]["nDCG@5"]
         orc = r["oracle"]["nDCG@5"] if not name.startswith("un-") else None
         lines.append(
-            f"| {name.replace('un-', 'mtrag-un ')} | {' + '.join(t['fit'])} | {_fmt(t['chosen'])} "
+            f"| {name.replace('un-', 'mtrag-un ')} | {' + '.join(t['fit'])} "
+            f"| {_fmt(t['chosen'])} ({' + '.join(t['constants_fit']) or 'committed'}) "
             f"| {r['raw']['nDCG@5']:.3f} | {r['concat']['nDCG@5']:.3f} | **{e:.3f}** "
             f"| {'–' if orc is None else f'{orc:.3f}'} "
             f"| {'–' if orc is None else f'{e / orc:.2f}x'} | {e / r['concat']['nDCG@5']:.2f}x "
@@ -136,13 +134,13 @@ def write_report(
         )
     lines += [
         "",
-        "## In sample (selector and constants fitted on all three MTRAG domains)",
+        "## In sample (selector fitted on every fittable MTRAG domain, committed constants)",
         "",
         "| domain | concat | embedded | oracle |",
         "| --- | --- | --- | --- |",
     ]
     for d in domains:
-        r = results["none"][d][chosen_all]
+        r = results["none"][d][points[0]]
         lines.append(
             f"| {d} | {r['concat']['nDCG@5']:.3f} | {r['embedded']['nDCG@5']:.3f} "
             f"| {r['oracle']['nDCG@5']:.3f} |"
@@ -158,8 +156,7 @@ def write_report(
         for name, per_held in ablations.items():
             cells = []
             for test, t in tests.items():
-                held = test if not test.startswith("un-") else "none"
-                row = per_held[held][test][t["chosen"]]["embedded"]["nDCG@5"]
+                row = per_held[t["model"]][test][t["chosen"]]["embedded"]["nDCG@5"]
                 cells.append(f"{row - t['rows']['embedded']['nDCG@5']:+.4f}")
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines += _targets(tests, domains, un)
@@ -172,6 +169,7 @@ def write_report(
         "tests": {
             n: {
                 "fit": t["fit"],
+                "constants_fit": t["constants_fit"],
                 "chosen": dict(t["chosen"]),
                 "rows": {s: _slim(r, True) for s, r in t["rows"].items()},
                 "at_default": {s: _slim(r, False) for s, r in t["at_default"].items()},
