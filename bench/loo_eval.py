@@ -28,6 +28,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -125,6 +126,27 @@ def has_index(path: Path, cache: Path, embedder: Embedder, settings: Settings) -
     )
     meta = cache / "index" / f"{slug(ds.name)}-{key}" / "meta.json"
     return meta.is_file() and json.loads(meta.read_text()).get("vectors") != "none"
+
+
+def un_dir(domain: str, work: Path) -> Path:
+    """mtrag-un's folder for `domain`; when its corpus.jsonl is a pointer file holding the
+    relative path of MTRAG's corpus (a symlink stored as text), a folder under `work` with
+    real links to both files (same corpus bytes, so the cached index is shared)."""
+    src = MTRAG_UN / domain
+    corpus = src / "corpus.jsonl"
+    if corpus.stat().st_size > 200:
+        return src
+    target = (src / corpus.read_text(encoding="utf-8").strip()).resolve()
+    out = work / "mtrag-un" / domain
+    out.mkdir(parents=True, exist_ok=True)
+    for name, to in (
+        ("corpus.jsonl", target),
+        ("conversations.jsonl", src / "conversations.jsonl"),
+    ):
+        link = out / name
+        if not link.is_symlink():
+            link.symlink_to(to)
+    return out
 
 
 def has_term_stats(domain: str, cache: Path) -> bool:
@@ -297,14 +319,15 @@ def main() -> None:
     train_cache = args.train_cache or args.cache
     searchable = [d for d in DOMAINS if has_index(MTRAG / d, args.cache, embedder, settings)]
     trainable = [d for d in DOMAINS if has_term_stats(d, train_cache)]
-    un = [d for d in UN_DOMAINS if has_index(MTRAG_UN / d, args.cache, embedder, settings)]
+    un_dirs = {d: un_dir(d, Path(tempfile.gettempdir()) / "tellmemore-loo") for d in UN_DOMAINS}
+    un = [d for d in UN_DOMAINS if has_index(un_dirs[d], args.cache, embedder, settings)]
     log(f"searchable {searchable}, fittable {trainable}, mtrag-un {un}")
     domains = {
         d: open_domain(d, MTRAG / d, args.cache, embedder, settings, vectors) for d in searchable
     }
     for d in un:
         domains[f"un-{d}"] = open_domain(
-            f"un-{d}", MTRAG_UN / d, args.cache, embedder, settings, vectors
+            f"un-{d}", un_dirs[d], args.cache, embedder, settings, vectors
         )
     tests_un = [f"un-{d}" for d in un]
     models_dir = args.out / "loo"

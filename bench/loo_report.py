@@ -74,11 +74,15 @@ def write_report(
         "",
         f"Produced by `{command}` at commit {head} in {seconds / 60:.0f} min. Follow-up "
         "turns, default hybrid retriever, each strategy run as `tellmemore eval` runs it. "
-        "For each MTRAG domain the selector (`scripts/train_selector.py`) is retrained on the "
-        "other two and the phrasing constants are chosen on the other two; mtrag-un is never "
-        "used for fitting (everything is fitted on the three MTRAG domains). Rules and word "
-        "lists are code and are not refitted per split: they were written from all three "
-        "MTRAG domains' conversations, so for them only mtrag-un is held out. MRR = RR@10.",
+        "For each MTRAG domain with a searchable index the selector "
+        "(`scripts/train_selector.py`) is retrained on the other domains (their term "
+        "statistics suffice: `bench/term_stats_index.py`) and the phrasing constants are "
+        "chosen on those of them that can be searched (the committed constants when none "
+        "can); mtrag-un is never used for fitting. Rules and word lists are code and are not "
+        "refitted per split: they were written from all three MTRAG domains' conversations, "
+        "so for them only mtrag-un is held out. MRR = RR@10. "
+        f"Domains searched here: {', '.join(searchable) or 'none'}; a domain missing from the "
+        "tables had no complete index with real vectors in the cache when this ran.",
         "",
         "| test | selector fit on | constants chosen (on) | raw | concat | embedded | oracle "
         "| emb/oracle "
