@@ -49,7 +49,13 @@ from tellmemore.conversation.phrasings import Phrasings  # noqa: E402
 from tellmemore.conversation.resolvers.base import ResolveContext  # noqa: E402
 from tellmemore.conversation.spelling import correct_spelling  # noqa: E402
 from tellmemore.eval.cache import QueryVectors, slug  # noqa: E402
-from tellmemore.eval.corpus import chunk_tokens_for, ensure_index, index_key  # noqa: E402
+from tellmemore.eval.corpus import (  # noqa: E402
+    _current_versions,
+    _versions,
+    chunk_tokens_for,
+    ensure_index,
+    index_key,
+)
 from tellmemore.eval.datasets import Dataset, EvalTurn, load_dataset  # noqa: E402
 from tellmemore.eval.measures import (  # noqa: E402
     Binding,
@@ -124,8 +130,13 @@ def has_index(path: Path, cache: Path, embedder: Embedder, settings: Settings) -
     key = index_key(
         ds, embedder, chunk_tokens_for(settings, embedder), settings.chunking.overlap_sentences
     )
-    meta = cache / "index" / f"{slug(ds.name)}-{key}" / "meta.json"
-    return meta.is_file() and json.loads(meta.read_text()).get("vectors") != "none"
+    path = cache / "index" / f"{slug(ds.name)}-{key}" / "meta.json"
+    if not path.is_file():
+        return False
+    meta = json.loads(path.read_text())
+    # built by another chunker or schema: ensure_index would discard and rebuild it
+    current = _versions(_current_versions())
+    return meta.get("vectors") != "none" and _versions(meta) == current
 
 
 def un_dir(domain: str, work: Path) -> Path:
@@ -150,8 +161,13 @@ def un_dir(domain: str, work: Path) -> Path:
 
 
 def has_term_stats(domain: str, cache: Path) -> bool:
-    """An index of this domain (real, or term statistics only: bench/term_stats_index.py)."""
-    return any((cache / "index").glob(f"{domain}-*/meta.json"))
+    """An index of this domain (real, or term statistics only: bench/term_stats_index.py)
+    built by the current chunker and schema."""
+    current = _versions(_current_versions())
+    return any(
+        _versions(json.loads(m.read_text())) == current
+        for m in (cache / "index").glob(f"{domain}-*/meta.json")
+    )
 
 
 def open_domain(
