@@ -6,9 +6,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from tellmemore.cli.common import JsonOpt, ProjectOpt, console, open_assistant, print_json
-from tellmemore.cli.render import print_answer, print_resolution_line
+from tellmemore.cli.render import plain, print_answer, print_resolution_line
 from tellmemore.errors import InputError
 
 
@@ -86,11 +87,11 @@ def chat_command(
                             about = ", ".join(dict.fromkeys(res.bindings.values())) or None
                             print_resolution_line(console, res.query, about)
                     elif isinstance(event, DeltaEvent):
-                        console.print(event.text, end="", markup=False, highlight=False)
+                        console.print(plain(event.text), end="", markup=False, highlight=False)
                     elif isinstance(event, DoneEvent):
                         console.print()
                         print_answer(console, event.answer, streamed=True)
             except InputError as exc:
-                console.print(f"[red]{exc}[/]")
+                console.print(f"[red]{escape(str(exc))}[/]")
     finally:
         assistant.close()

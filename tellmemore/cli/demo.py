@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from tellmemore.cli.common import ProjectOpt, console, open_assistant
@@ -83,7 +84,7 @@ def demo_command(
                 raw_rank = _rank(assistant, turn.message, turn)
                 resolved_rank = _rank(assistant, answer.standalone_query, turn)
             if not quiet:
-                console.rule(f"[bold]{n}. you:[/] {turn.message}")
+                console.rule(f"[bold]{n}. you:[/] {escape(turn.message)}")
                 gate = assistant.trace(answer.trace_id).get("gate", "")
                 console.print(f"[dim]decision:[/] {answer.decision.value}   [dim]gate:[/] {gate}")
                 print_answer(console, answer)

@@ -6,8 +6,10 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from tellmemore.cli.common import JsonOpt, ProjectOpt, console, open_assistant, print_json
+from tellmemore.cli.render import document_text
 
 
 def search_command(
@@ -41,5 +43,11 @@ def search_command(
         table.add_column(col)
     for hit in hits:
         body = " ".join(hit.chunk.text.splitlines()[1:])[:160]
-        table.add_row(str(hit.rank), f"{hit.score:.3f}", hit.chunk.header, hit.chunk.doc_id, body)
+        table.add_row(
+            str(hit.rank),
+            f"{hit.score:.3f}",
+            document_text(hit.chunk.header),
+            Text(hit.chunk.doc_id),
+            document_text(body),
+        )
     console.print(table)
