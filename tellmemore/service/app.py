@@ -25,9 +25,9 @@ from starlette.concurrency import run_in_threadpool
 from tellmemore.assistant import Assistant
 from tellmemore.config import Settings
 from tellmemore.errors import ConfigError
-from tellmemore.service import errors
+from tellmemore.service import errors, openai_wire
 from tellmemore.service.body_limit import BodyLimit
-from tellmemore.service.routes import ROUTERS
+from tellmemore.service.routes import ROUTERS, completions
 from tellmemore.service.schemas import PROBLEM_RESPONSES
 from tellmemore.types import API_VERSION
 
@@ -85,6 +85,8 @@ def create_app(
     errors.install(app)
     for router in ROUTERS:
         app.include_router(router, responses=PROBLEM_RESPONSES)
+    app.include_router(completions.router, responses=completions.ERROR_RESPONSES)
+    errors.add_dialect(app, completions.PATHS, openai_wire.error_response)
     app.add_middleware(BodyLimit, limit=settings.service.max_body_bytes)
     if settings.service.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from tellmemore.service.errors import ProblemError, problem_response
+from tellmemore.service.errors import ProblemError, render_problem
 
 
 def body_too_large(limit: int) -> ProblemError:
@@ -58,15 +58,7 @@ class BodyLimit:
         await self.app(scope, _replay(bytes(body), None, receive), send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        problem = body_too_large(self.limit)
-        response = problem_response(
-            problem.status,
-            problem.slug,
-            problem.title,
-            problem.detail,
-            instance=scope.get("path"),
-            **problem.extensions,
-        )
+        response = render_problem(scope, body_too_large(self.limit))
         await response(scope, receive, send)
 
 

@@ -9,13 +9,15 @@ client can switch on; they are listed in docs/service.md.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Scope
 
 from tellmemore.errors import (
     ConfigError,
@@ -39,7 +41,7 @@ class ProblemError(Exception):
     def __init__(
         self,
         status: int,
-        slug: str,
+        slug: str | None,
         title: str,
         detail: str,
         *,
@@ -160,45 +162,60 @@ def problem_from_exception(exc: BaseException) -> ProblemError:
     )
 
 
+ProblemRenderer = Callable[[ProblemError, str], Response]
+"""Renders a problem in another wire format (OpenAI's error body on the OpenAI routes)."""
+
+
+def add_dialect(app: FastAPI, paths: tuple[str, ...], render: ProblemRenderer) -> None:
+    """Errors on `paths` (and below them) are rendered by `render` instead of problem+json."""
+    dialects = list(getattr(app.state, "problem_dialects", ()))
+    dialects.append((paths, render))
+    app.state.problem_dialects = dialects
+
+
+def render_problem(scope: Scope, p: ProblemError) -> Response:
+    """The response for a problem on the request of `scope`: the route's dialect, or
+    problem+json. Also used by middleware, which runs outside the exception handlers."""
+    path = scope.get("path") or ""
+    state = getattr(scope.get("app"), "state", None)
+    for paths, render in getattr(state, "problem_dialects", ()):
+        if any(path == q or path.startswith(q + "/") for q in paths):
+            return render(p, path)
+    return problem_response(
+        p.status,
+        p.slug,
+        p.title,
+        p.detail,
+        instance=path or None,
+        headers=p.headers,
+        **p.extensions,
+    )
+
+
 def install(app: FastAPI) -> None:
-    """Register the handlers that turn every error into problem+json."""
+    """Register the handlers that turn every error into problem+json (or a route's dialect)."""
 
-    async def on_problem(request: Request, exc: Exception) -> JSONResponse:
-        p = problem_from_exception(exc)
-        return problem_response(
-            p.status,
-            p.slug,
-            p.title,
-            p.detail,
-            instance=request.url.path,
-            headers=p.headers,
-            **p.extensions,
-        )
+    async def on_problem(request: Request, exc: Exception) -> Response:
+        return render_problem(request.scope, problem_from_exception(exc))
 
-    async def on_validation(request: Request, exc: Exception) -> JSONResponse:
+    async def on_validation(request: Request, exc: Exception) -> Response:
         errors = exc.errors() if isinstance(exc, RequestValidationError) else []
         clean = [
             {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
             for e in errors
         ]
         where = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in clean)
-        return problem_response(
-            422,
-            "invalid-request",
-            "Invalid request",
-            f"the request body does not match the schema: {where}" if where else str(exc),
-            instance=request.url.path,
-            errors=clean,
-        )
+        detail = f"the request body does not match the schema: {where}" if where else str(exc)
+        p = ProblemError(422, "invalid-request", "Invalid request", detail, errors=clean)
+        return render_problem(request.scope, p)
 
-    async def on_http(request: Request, exc: Exception) -> JSONResponse:
+    async def on_http(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, StarletteHTTPException) else 500
         detail = exc.detail if isinstance(exc, StarletteHTTPException) else str(exc)
         headers = getattr(exc, "headers", None)
         title = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else "Error"
-        return problem_response(
-            status, None, title, str(detail), instance=request.url.path, headers=headers
-        )
+        p = ProblemError(status, None, title, str(detail), headers=headers)
+        return render_problem(request.scope, p)
 
     app.add_exception_handler(ProblemError, on_problem)
     app.add_exception_handler(TellMeMoreError, on_problem)

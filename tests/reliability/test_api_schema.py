@@ -36,9 +36,12 @@ CHECKS = [
 ]
 OPERATIONS = [
     "GET /healthz",
+    "GET /v1/models",
+    "GET /v1/models/{model}",
     "GET /v1/sessions/{session_id}",
     "GET /v1/traces/{trace_id}",
     "POST /v1/chat",
+    "POST /v1/chat/completions",
     "POST /v1/chat/{trace_id}/correct",
     "POST /v1/feedback",
 ]

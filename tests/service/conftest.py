@@ -110,3 +110,21 @@ def parse_sse(text: str) -> list[tuple[str, dict[str, Any]]]:
                 data.append(line[5:].lstrip())
         events.append((name, json.loads("\n".join(data))))
     return events
+
+
+@pytest.fixture
+def live_server(minilm: Any) -> Iterator[Callable[..., str]]:
+    """Serve a project with real uvicorn on loopback; returns the base URL."""
+    from contextlib import ExitStack
+
+    from .servers import serve_in_thread
+
+    with ExitStack() as stack:
+
+        def start(project: Path, **settings: Any) -> str:
+            config = Settings.load(project, **settings)
+            assistant = Assistant(config, embedder=minilm)
+            stack.callback(assistant.close)
+            return stack.enter_context(serve_in_thread(create_app(config, assistant=assistant)))
+
+        yield start

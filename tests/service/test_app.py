@@ -41,7 +41,10 @@ def test_openapi_lists_every_v1_route(project_dir: Path, fake_embedder) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     assert set(paths) == {
         "/v1/chat",
+        "/v1/chat/completions",
         "/v1/chat/{trace_id}/correct",
+        "/v1/models",
+        "/v1/models/{model}",
         "/v1/feedback",
         "/v1/traces/{trace_id}",
         "/v1/sessions/{session_id}",
