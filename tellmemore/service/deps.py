@@ -7,6 +7,7 @@ Routes take these through `Depends`, so a test swaps any of them with
 from __future__ import annotations
 
 import hmac
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -42,23 +43,24 @@ def get_assistant(request: Request) -> Assistant:
     return assistant
 
 
-def _presented_key(request: Request) -> str | None:
-    auth = request.headers.get("authorization")
+def _presented_key(headers: Mapping[str, str]) -> str | None:
+    auth = headers.get("authorization")
     if auth:
         scheme, _, token = auth.partition(" ")
         if scheme.lower() == "bearer" and token.strip():
             return token.strip()
         return None
-    key = request.headers.get("x-api-key")
+    key = headers.get("x-api-key")
     return key.strip() if key and key.strip() else None
 
 
-def get_caller(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> Caller:
-    """Authenticate by `Authorization: Bearer KEY` (or `X-API-Key: KEY`)."""
+def authenticate(settings: Settings, headers: Mapping[str, str]) -> Caller:
+    """The caller of a request with these (case-insensitive) headers: `Authorization:
+    Bearer KEY` or `X-API-Key: KEY`. Shared by /v1 and the MCP server at /mcp."""
     keys = settings.service.api_keys
     if not keys:
         return Caller(tenant="", scoped=False)
-    presented = _presented_key(request)
+    presented = _presented_key(headers)
     if presented is None:
         raise unauthorized(
             "this service needs an API key: send 'Authorization: Bearer <key>' "
@@ -71,6 +73,11 @@ def get_caller(request: Request, settings: Annotated[Settings, Depends(get_setti
     if tenant is None:
         raise unauthorized("the API key is not valid; check service.api_keys in the config")
     return Caller(tenant=tenant, scoped=True)
+
+
+def get_caller(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> Caller:
+    """Authenticate by `Authorization: Bearer KEY` (or `X-API-Key: KEY`)."""
+    return authenticate(settings, request.headers)
 
 
 def owned_trace(assistant: Assistant, caller: Caller, trace_id: str) -> dict[str, Any]:
