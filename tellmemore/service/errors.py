@@ -178,7 +178,8 @@ def render_problem(scope: Scope, p: ProblemError) -> Response:
     problem+json. Also used by middleware, which runs outside the exception handlers."""
     path = scope.get("path") or ""
     state = getattr(scope.get("app"), "state", None)
-    for paths, render in getattr(state, "problem_dialects", ()):
+    dialects: list[tuple[tuple[str, ...], ProblemRenderer]] = getattr(state, "problem_dialects", [])
+    for paths, render in dialects:
         if any(path == q or path.startswith(q + "/") for q in paths):
             return render(p, path)
     return problem_response(
