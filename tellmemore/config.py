@@ -137,6 +137,8 @@ class ServiceSettings(_Section):
     max_body_bytes: int = Field(default=2_000_000, ge=1024)
     """A request body over this many bytes is refused with 413 before it is parsed (the
     message's own limit is conversation.max_message_chars)."""
+    mcp_ingest: bool = False
+    """Offer the MCP `ingest` tool. Off by default: it reads the server's disk."""
 
 
 class Settings(BaseSettings):

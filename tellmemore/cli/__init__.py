@@ -12,7 +12,7 @@ import sys
 
 import typer
 
-from tellmemore.cli import ask, demo, feedback, index, ingest, search
+from tellmemore.cli import ask, demo, feedback, index, ingest, mcp, search
 
 app = typer.Typer(
     name="tellmemore",
@@ -40,6 +40,7 @@ try:
     app.command("serve")(serve.serve_command)
 except ImportError:  # pragma: no cover
     pass
+app.command("mcp")(mcp.mcp_command)
 
 
 def main() -> None:

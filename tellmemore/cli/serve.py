@@ -28,7 +28,7 @@ def serve_command(
     ] = "info",
     project: ProjectOpt = None,
 ) -> None:
-    """Serve the /v1 API (OpenAPI at /docs) and the web chat at / ."""
+    """Serve the /v1 API (OpenAPI at /docs), the web chat at / and the MCP server at /mcp."""
     try:
         import uvicorn
 
@@ -47,7 +47,7 @@ def serve_command(
     where = f"http://{host}:{port}"
     console.print(
         f"[bold]tellmemore[/] serving {settings.project_dir} on {where} "
-        f"(chat at {where}/, API docs at {where}/docs, {workers} worker(s))"
+        f"(chat at {where}/, API docs at {where}/docs, MCP at {where}/mcp, {workers} worker(s))"
     )
     if workers == 1:
         uvicorn.run(app, host=host, port=port, log_level=log_level)

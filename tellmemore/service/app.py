@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
@@ -64,11 +65,16 @@ def create_app(
     owned = assistant is None
     the_assistant = assistant if assistant is not None else Assistant(settings)
 
+    mcp_running = None
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if warm:
             await run_in_threadpool(warm_up, the_assistant)
-        yield
+        async with AsyncExitStack() as stack:
+            if mcp_running is not None:
+                await stack.enter_async_context(mcp_running())
+            yield
         if owned:
             the_assistant.close()
 
@@ -87,6 +93,7 @@ def create_app(
         app.include_router(router, responses=PROBLEM_RESPONSES)
     app.include_router(completions.router, responses=completions.ERROR_RESPONSES)
     errors.add_dialect(app, completions.PATHS, openai_wire.error_response)
+    mcp_running = _mount_mcp(app, the_assistant, settings)
     app.add_middleware(BodyLimit, limit=settings.service.max_body_bytes)
     if settings.service.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
@@ -104,6 +111,16 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
+
+
+def _mount_mcp(app: FastAPI, assistant: Assistant, settings: Settings) -> Any:
+    """The MCP server at /mcp when the `mcp` package is installed (the service extra has it)."""
+    try:
+        from tellmemore.service import mcp_server
+    except ImportError:  # pragma: no cover - an install without the mcp package
+        log.warning("the mcp package is not installed: no MCP server at /mcp")
+        return None
+    return mcp_server.mount(app, assistant, settings)
 
 
 def app_from_env() -> FastAPI:

@@ -10,9 +10,12 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
+from mcp import ClientSession
 
+from .mcp_clients import call, http, stdio
 from .servers import REPO
 
 pytestmark = pytest.mark.model
@@ -39,6 +42,7 @@ def run_python(code: str, base: str) -> str:
 
 def test_every_snippet_is_tested() -> None:
     tested = {"openai-sdk", "openai-stream", "open-webui"}
+    tested |= {"claude-desktop", "mcp-http-config", "mcp-inspector", "mcp-sdk"}
     assert set(snippets()) == tested, "a new snippet in docs/integrations.md: test it here"
 
 
@@ -86,3 +90,46 @@ def test_open_webui_is_served_as_it_asks(
     chunks = [json.loads(d) for d in data[:-1]]
     text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks)
     assert "Enterprise" in text and "**Sources**" in text
+
+
+DOC_PROJECT = "/srv/tellmemore"
+
+
+def test_the_claude_desktop_and_inspector_commands_serve_mcp(sample_project: Path) -> None:
+    """Both snippets start the same stdio server; it is started once, as they write it."""
+    server = json.loads(snippets()["claude-desktop"])["mcpServers"]["tellmemore"]
+    inspector = snippets()["mcp-inspector"].split("@modelcontextprotocol/inspector ", 1)[1]
+    assert inspector.split() == [server["command"], *server["args"]]
+    assert server["command"] == "tellmemore" and server["args"][:1] == ["mcp"]
+    args = [str(sample_project) if a == DOC_PROJECT else a for a in server["args"][1:]]
+    assert str(sample_project) in args
+
+    async def ask() -> dict:  # type: ignore[type-arg]
+        async with (
+            stdio(sample_project, *args[2:]) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            return await call(session, "ask", message="How much is the Pro plan?")
+
+    answer = anyio.run(ask)
+    assert answer["citations"] and "Pro" in answer["answer"]
+
+
+def test_the_http_mcp_snippets_connect_with_the_key(
+    live_server: Callable[..., str], sample_project: Path
+) -> None:
+    base = live_server(sample_project)
+    server = json.loads(snippets()["mcp-http-config"])["mcpServers"]["tellmemore"]
+    assert server["type"] == "http" and server["url"] == f"{DOC_BASE}/mcp"
+    key = server["headers"]["Authorization"].removeprefix("Bearer ")
+
+    async def search() -> dict:  # type: ignore[type-arg]
+        async with http(base, key) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await call(session, "search", query="enterprise escalation", k=2)
+
+    assert anyio.run(search)["hits"][0]["doc"] == "cloud-connect/escalation.md"
+    printed = run_python(snippets()["mcp-sdk"], base)
+    assert "Searching for: does Enterprise escalation on Cloud Connect cover weekends?" in printed
+    assert "weekends" in printed.split("Searching for:", 1)[1].split("\n", 1)[1]
