@@ -26,7 +26,7 @@ from tellmemore.answer.citations import page_label
 from tellmemore.errors import InputError
 from tellmemore.service.errors import ProblemError
 from tellmemore.service.schemas import AnswerModel
-from tellmemore.types import Answer, Citation, Turn
+from tellmemore.types import Answer, Citation
 
 DEFAULT_MODEL = "tellmemore"
 MODELS: dict[str, str] = {
@@ -179,12 +179,13 @@ def strip_sources(content: str) -> str:
     return _SOURCES_TAIL.sub("", content)
 
 
-def to_turn(messages: Sequence[ChatMessage]) -> tuple[str, list[Turn]]:
-    """`messages` -> (the last user message, the history before it). System, developer and
-    tool messages are skipped: tellmemore answers from its documents, not from prompts."""
+def to_turn(messages: Sequence[ChatMessage]) -> tuple[str, list[dict[str, str]]]:
+    """`messages` -> (the last user message, the history before it, as /v1/chat's
+    `history` so it is validated the same way). System, developer and tool messages are
+    skipped: tellmemore answers from its documents, not from prompts."""
     if messages[-1].role != "user":
         raise InputError(f"the last message must be the user's; got role {messages[-1].role!r}")
-    history: list[Turn] = []
+    history: list[dict[str, str]] = []
     for i, m in enumerate(messages[:-1]):
         if m.role in _IGNORED_ROLES:
             continue
@@ -192,7 +193,7 @@ def to_turn(messages: Sequence[ChatMessage]) -> tuple[str, list[Turn]]:
         if m.role == "assistant":
             text = strip_sources(text)
         if text.strip():
-            history.append(Turn(role=m.role, content=text))  # type: ignore[arg-type]
+            history.append({"role": m.role, "content": text})
     return message_text(messages[-1], len(messages) - 1), history
 
 
