@@ -39,7 +39,8 @@ OWNER = "tellmemore"
 EXTRA_FIELD = "tellmemore"
 """The response's (and the last chunk's) extra member holding the full Answer."""
 SOURCES_HEADING = "**Sources**"
-_SOURCES_TAIL = re.compile(r"\n\n\*\*Sources\*\*\n(?:\d+\. [^\n]*(?:\n|$))+\s*$")
+_SOURCES_LEAD = "\n\n" + SOURCES_HEADING + "\n"
+_SOURCES_LINES = re.compile(r"(?:\d+\. [^\n]*(?:\n|$))+\s*")
 _IGNORED_ROLES = frozenset({"system", "developer", "tool", "function"})
 
 
@@ -175,8 +176,12 @@ def message_text(message: ChatMessage, index: int) -> str:
 
 def strip_sources(content: str) -> str:
     """An assistant message as a stored session keeps it: without the references block
-    this module appended (clients send the rendered content back as history)."""
-    return _SOURCES_TAIL.sub("", content)
+    this module appended (clients send the rendered content back as history). Only the
+    last heading is tried, so a long crafted message costs one linear scan."""
+    at = content.rfind(_SOURCES_LEAD)
+    if at < 0 or not _SOURCES_LINES.fullmatch(content, at + len(_SOURCES_LEAD)):
+        return content
+    return content[:at]
 
 
 def to_turn(messages: Sequence[ChatMessage]) -> tuple[str, list[dict[str, str]]]:

@@ -228,3 +228,11 @@ def test_references_sent_back_as_history_are_cut_off() -> None:
     kept = "See **Sources**\n1. below"
     assert wire.strip_sources(kept) == kept
     assert wire.strip_sources(rendered + "\n\nMore text.") == rendered + "\n\nMore text."
+
+
+def test_cutting_references_is_linear_on_a_crafted_history() -> None:
+    """Many headings, each followed by reference-like lines, and no list at the end: one
+    scan from the last heading (a pattern tried at every heading took hours here)."""
+    crafted = "\n\n**Sources**\n1. a\n" * 100_000 + "not a reference"
+    assert wire.strip_sources(crafted) == crafted
+    assert wire.strip_sources(crafted + "\n\n**Sources**\n1. b") == crafted
