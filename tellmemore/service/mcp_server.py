@@ -384,23 +384,38 @@ def mount(app: Any, assistant: Assistant, settings: Settings) -> Any:
     """Add the MCP server at /mcp to a FastAPI app; returns an async context manager the
     app's lifespan must enter (it runs the MCP session manager)."""
     server = build_mcp_server(assistant, settings)
-    mcp_app = server.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        # No MCP session state on the server: a conversation lives in state.db under its
-        # session_id, so any worker of `serve --workers N` can answer any request.
-        stateless_http=True,
-        transport_security=transport_security(settings),
-        max_request_body_size=settings.service.max_body_bytes,
-    )
-    for route in mcp_app.routes:
-        if isinstance(route, Route) and route.path == MCP_PATH:
-            app.router.routes.append(
-                Route(MCP_PATH, endpoint=KeyDoor(route.app, settings), include_in_schema=False)
-            )
+    door = KeyDoor(_not_running, settings)
+    app.router.routes.append(Route(MCP_PATH, endpoint=door, include_in_schema=False))
 
     @asynccontextmanager
     async def running() -> AsyncIterator[None]:
+        # A session manager runs once, and an app's lifespan may run more than once (a
+        # TestClient entered twice, schemathesis): each run gets a fresh transport.
+        mcp_app = server.streamable_http_app(
+            streamable_http_path=MCP_PATH,
+            # No MCP session state on the server: a conversation lives in state.db under
+            # its session_id, so any worker of `serve --workers N` can answer any request.
+            stateless_http=True,
+            transport_security=transport_security(settings),
+            max_request_body_size=settings.service.max_body_bytes,
+        )
+        route = next(r for r in mcp_app.routes if isinstance(r, Route) and r.path == MCP_PATH)
         async with server.session_manager.run():
-            yield
+            door.app = route.app
+            try:
+                yield
+            finally:
+                door.app = _not_running
 
     return running
+
+
+async def _not_running(scope: Scope, receive: Receive, send: Send) -> None:
+    """/mcp outside the app's lifespan (never on a served app)."""
+    problem = ProblemError(
+        503,
+        "mcp-not-running",
+        "MCP is not running",
+        "the MCP server is not started; run the app with its lifespan",
+    )
+    await render_problem(scope, problem)(scope, receive, send)
