@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.preamble import without_preamble
 from tellmemore.conversation.referents import Referent
@@ -38,83 +39,41 @@ from tellmemore.types import TermStats, Turn
 
 TermStatsLookup = Callable[[Iterable[str]], TermStats]
 
-PREPOSITIONS = frozenset(
-    """
-        on in at for of about with to from by under during
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
-_DETS = frozenset(
-    """
-        the a an this that these those my your our their its
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
-_SUBJECT_PRONOUNS = frozenset({"i", "you", "we", "they", "he", "she", "it"})
-_DO = frozenset(
-    "do does did will would can could should shall may might must".split()  # noqa: SIM905
-)
+PREPOSITIONS = lexicon.words("binding_prepositions")
+_DETS = lexicon.words("phrase_determiners")
+_SUBJECT_PRONOUNS = lexicon.words("subject_pronouns")
+_DO = lexicon.words("binding_do")
 """Auxiliaries that take a bare verb: "Will sickle cell kill me?" ends its subject at "kill"."""
 _VERBISH = (
     COMMON_VERBS
     | AUXILIARIES
-    | frozenset("need want get got give say tell know like mean explain describe".split())  # noqa: SIM905
+    | lexicon.words("verbish_more")
 )
 """Words after a do-support subject that are its verb: the subject phrase ended before."""
-_NOT_NOUNS = frozenset(
-    """
-        sorry soon next last long bad good great new old big small sudden true false sure
-        different same whole entire main major real certain available possible right wrong
-        first second third end following
-        best worst cheapest fastest latest newest oldest biggest largest smallest highest
-        lowest easiest simplest safest closest nearest earliest longest shortest
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_NOT_NOUNS = lexicon.words("not_nouns")
 """Frequent adjectives and adverbs a lone word can be, which no pronoun points at
 (superlatives too: "the cheapest" is the cheapest something)."""
-PREDICATES = _NOT_NOUNS | frozenset(
-    """
-        free necessary open closed better worse cheaper faster safer allowed mandatory
-        optional enabled disabled included covered refundable
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+PREDICATES = _NOT_NOUNS | lexicon.words("predicates_more")
 """Adjectives said of a noun at the end of a run ("is the flat tyre free"): kept in the
 phrase (the human rewrites carry them too), but no part of a subject that is replaced."""
-_COUNT_WORDS = frozenset("two three four five six seven eight nine ten".split())  # noqa: SIM905
-_TRAILING_ADVERBS = frozenset(
-    """
-        late early again instead anyway online offline overnight abroad
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_COUNT_WORDS = lexicon.words("binding_count_words")
+_TRAILING_ADVERBS = lexicon.words("trailing_adverbs")
 """Adverbs that end a run of content words but are no part of its noun phrase."""
-_POSTPOSITIVE = frozenset(
-    """
-        available possible applicable eligible necessary ready valid responsible familiar
-        visible accessible affordable
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_POSTPOSITIVE = lexicon.words("postpositive")
 """Adjectives said of the noun before them ("are there Lite pricing plans available?",
 "Moxie sounds familiar"): no part of the noun phrase."""
-_ASPECTUAL = frozenset(
-    "keep keeps kept start starts started stop stops stopped go goes went try tries tried".split()  # noqa: SIM905
-)
+_ASPECTUAL = lexicon.words("aspectual")
 """Verbs whose "-ing" is the action itself ("it keeps failing"), not a thing they act on."""
-_IMPERATIVES = frozenset(
-    """
-        name list compare define summarize summarise outline identify explain describe
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_IMPERATIVES = lexicon.words("imperatives")
 """Verbs a request opens with ("Name two spacecraft ...", "List the benefits ...")."""
-_NUMBER_WORDS = frozenset(
-    """
-        two three four five six seven eight nine ten few some all
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
-_NOT_PARTICIPLES = frozenset({"hundred", "kindred"})
+_NUMBER_WORDS = lexicon.words("number_words")
+_NOT_PARTICIPLES = lexicon.words("not_participles")
 """Nouns that end like a past participle."""
-_JOINERS = frozenset({"of", "and", "&", "de", "du", "la", "von", "van"})
+_JOINERS = lexicon.words("joiners")
 """Joiners allowed inside a capitalised name ("Bank of America")."""
-_BREAK_PUNCT = re.compile(r"[,.;:?!()\[\]\"“”]|\s[-–—]\s")
-_SENTENCE_END = re.compile(r"[.!?:]\s|\n")
-_COPULAS = frozenset({"is", "are", "was", "were", "be", "been", "being", "am", "seem", "seems"})
+_BREAK_PUNCT = lexicon.pattern("break_punct")
+_SENTENCE_END = lexicon.pattern("sentence_end")
+_COPULAS = lexicon.words("copulas")
 _ADJECTIVE_ENDINGS = (
     "al", "ive", "ous", "ful", "able", "ible", "ic", "ant", "ent", "less", "ing", "ed", "ly",
 )  # fmt: skip
@@ -350,16 +309,10 @@ def _noun_of_compound(toks: list[Token], i: int, run: list[Token], in_question: 
     return nxt not in _DETS and nxt not in _OBJECT_PRONOUNS and not nxt[:1].isdigit()
 
 
-_OBJECT_PRONOUNS = frozenset({"it", "them", "me", "us", "you", "him", "her", "this", "that"})
+_OBJECT_PRONOUNS = lexicon.words("object_pronouns")
 
 
-_GRADABLE = frozenset(
-    """
-        cheap fast new old big large small high low long short quick slow early late easy
-        hard simple safe strong weak light heavy near far wide narrow deep rich poor young
-        nice great close fine pricey costly busy free full
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_GRADABLE = lexicon.words("gradable")
 
 
 def _is_graded(word: str) -> bool:
@@ -545,8 +498,8 @@ def overlaps(stems: Iterable[str], others: Iterable[str]) -> bool:
     return bool(set(stems) & set(others))
 
 
-_SINGULAR = frozenset({"it", "its", "itself", "this", "that"})
-_PLURAL = frozenset({"they", "them", "their", "themselves", "these", "those"})
+_SINGULAR = lexicon.words("singular_pronouns")
+_PLURAL = lexicon.words("plural_pronouns")
 
 
 def agreement(ref: Referent, phrase: Phrase) -> float:

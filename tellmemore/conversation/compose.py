@@ -7,9 +7,9 @@ codes, numbers and dates survive exactly.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import PREDICATES, Phrase, Salience, phrases
 from tellmemore.conversation.referents import ORDINAL_HEADS, ORDINALS, Referent, ReferentKind
@@ -25,21 +25,15 @@ from tellmemore.conversation.text import (
     tokenize,
 )
 
-_PREPS = frozenset(
-    """
-        on in at for during with without to from by about under over after before
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
-_CONDITIONS = frozenset({"if", "when", "unless"})
+_PREPS = lexicon.words("compose_prepositions")
+_CONDITIONS = lexicon.words("conditions")
 """Openers of a condition clause: "and if I never return it?" replaces "if I return it late"."""
-_CLARIFY = re.compile(r"\bdo you mean\s+(.+?)\?", re.IGNORECASE)
-_OPTION_SPLIT = re.compile(r",\s*(?:or\s+)?|\s+or\s+", re.IGNORECASE)
+_CLARIFY = lexicon.pattern("clarify")
+_OPTION_SPLIT = lexicon.pattern("option_split")
 MAX_TAIL_TOKENS = 4
-_DETERMINERS = frozenset("the a an this that these those my your our their".split())  # noqa: SIM905
-_TRAILING_ARTICLE = re.compile(r"\s+an?\s+$", re.IGNORECASE)
-_TRAILING_DETERMINER = re.compile(
-    r"\b(?:the|a|an|this|that|these|those|my|your|our|their)\s+$", re.IGNORECASE
-)
+_DETERMINERS = lexicon.words("determiners")
+_TRAILING_ARTICLE = lexicon.pattern("trailing_article")
+_TRAILING_DETERMINER = lexicon.pattern("trailing_determiner")
 """A trailing "on weekdays" this short is replaced by the new modifier "on holidays"."""
 
 
@@ -100,7 +94,7 @@ def splice_modifier(base: str, fragment: str) -> str | None:
     return f"{core} {fragment}{end or '?'}"
 
 
-_SCOPE_PREPS = frozenset({"on", "for", "in", "with"})
+_SCOPE_PREPS = lexicon.words("scope_preps")
 """Prepositions of a scope ("on Windows", "for macOS", "in Dublin"): one replaces another."""
 
 
@@ -123,13 +117,8 @@ def _named_scope(core_toks: list[Token], tail: range) -> int | None:
     return None
 
 
-_IN_TIMES = frozenset(
-    """
-        morning mornings afternoon afternoons evening evenings summer winter spring autumn
-        daytime
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
-_BARE_TIMES = frozenset({"today", "tomorrow", "tonight"})
+_IN_TIMES = lexicon.words("in_times")
+_BARE_TIMES = lexicon.words("bare_times")
 
 
 def time_qualifier(fragment: str) -> str:
@@ -143,7 +132,7 @@ def time_qualifier(fragment: str) -> str:
     return f"{prep} {fragment}"
 
 
-_THE_ORDINAL = re.compile(r"\bthe\s+(?P<ordinal>\w+)\s+(?P<head>\w+)", re.IGNORECASE)
+_THE_ORDINAL = lexicon.pattern("the_ordinal")
 
 
 def same_ordinal(query: str, typed: str) -> str:
@@ -237,21 +226,12 @@ def substitute_subject(
     return head + fragment + base[end:]
 
 
-_PEOPLE = frozenset(
-    """
-        people persons staff kids children adults seniors women men families members users
-        customers students employees contractors freelancers visitors tourists residents
-        citizens parents partners spouses guests patients veterans minors teens teenagers
-        interns trainees workers managers owners renters tenants landlords drivers riders
-        teachers volunteers subscribers developers admins administrators part-timers
-        retirees
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_PEOPLE = lexicon.words("people")
 """Groups of people; "-ers" alone would take routers and servers for people."""
 _PEOPLE_ENDINGS = ("ees", "ists", "ians")
-_ASKER = re.compile(r"\b(?:i|we)\b(?!')", re.IGNORECASE)
+_ASKER = lexicon.pattern("asker")
 """The asker as a subject ("do I get", "can we use"; "i" typed lower-case too)."""
-_AM = re.compile(r"\bam\s+I\b|\bI\s+am\b", re.IGNORECASE)
+_AM = lexicon.pattern("am")
 
 
 def _people_for_the_asker(base: str, fragment: str) -> str | None:
@@ -277,13 +257,13 @@ def _people_for_the_asker(base: str, fragment: str) -> str | None:
     return base[: m.start()] + fragment + base[m.end() :]
 
 
-_ENDS_IN_ONE = re.compile(r"^(?P<kind>.*\S)\s+(?P<one>ones?)(?P<end>\W*)$", re.IGNORECASE)
+_ENDS_IN_ONE = lexicon.pattern("ends_in_one")
 
 
 _ATTRIBUTES = frozenset(stem(w) for w in RELATIONAL_NOUNS)
 
 
-_KIND_ONE = re.compile(r"\b(?:an?|the|this|that)\s+(?P<kind>[\w-]+)\s+ones?\b", re.IGNORECASE)
+_KIND_ONE = lexicon.pattern("kind_one")
 
 
 def _parallel_one(base: str, fragment: str) -> str | None:
@@ -351,7 +331,7 @@ def _without_predicate(phrase: str) -> str:
     return phrase
 
 
-_PRO_FORM = re.compile(r"\s+ones?\b", re.IGNORECASE)
+_PRO_FORM = lexicon.pattern("pro_form")
 
 
 def _name_within(phrase: str, fragment: str) -> str | None:

@@ -12,61 +12,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tellmemore.analysis import lexicon
 from tellmemore.conversation.text import words
 from tellmemore.types import Decision, Turn
 
-SMALL_TALK = frozenset(
-    """
-        hello hi hey hiya howdy greetings yo morning afternoon evening night good thanks
-        thank thx ty cheers appreciated appreciate great cool nice awesome perfect
-        excellent wonderful brilliant lovely fine ok okay k alright got bye goodbye cya
-        later see welcome helpful understood sure noted gotcha
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+SMALL_TALK = lexicon.words("small_talk")
 """Words that make a message small talk on their own."""
 
-_THANKS = frozenset("thanks thank thx ty cheers appreciated appreciate".split())  # noqa: SIM905
-_FAREWELLS = frozenset("bye goodbye cya later".split())  # noqa: SIM905
-_GREETINGS = frozenset(
-    "hello hi hey hiya howdy greetings yo morning afternoon evening".split()  # noqa: SIM905
-)
+_THANKS = lexicon.words("thanks")
+_FAREWELLS = lexicon.words("farewells")
+_GREETINGS = lexicon.words("greetings")
 
-SMALL_TALK_FILLER = frozenset(
-    """
-        a an the so very much lot lots for that this it you your all again and too
-        really indeed just well oh ah that's it's is was have nice day soon see u there
-        everyone folks i
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+SMALL_TALK_FILLER = lexicon.words("small_talk_filler")
 """Function words allowed around small talk ("thanks a lot", "thank you so much").
 
 Question words and pointer phrases ("what", "the other one") are not here: "thanks,
 what about the other one?" is a follow-up, not small talk.
 """
 
-SMALL_TALK_PHRASES = frozenset({"how are you", "how are you doing", "how's it going"})
+SMALL_TALK_PHRASES = lexicon.words("small_talk_phrases")
 
-EDIT_CUES = frozenset(
-    """
-        shorter shorten longer lengthen simpler simplify simplified rephrase reword
-        rewrite paraphrase summarise summarize summary tldr tl;dr concise briefer brief
-        condense bullet bullets bulleted points list table translate repeat clearer
-        clarify simply easier
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+EDIT_CUES = lexicon.words("edit_cues")
 """Words that ask to reshape an answer rather than to find something new."""
 
-EDIT_FILLER = frozenset(
-    """
-        can could would will you please make it that this your the answer response reply
-        last previous above a an in into as to me for more less bit little just again
-        say put write turn give show format into form simple plain english terms words
-        and with of them those points so explain version
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+EDIT_FILLER = lexicon.words("edit_filler")
 """Words allowed around an edit cue; anything else names a topic and retrieves."""
 
-POINTERS = frozenset({"that", "it", "this", "answer", "response", "reply", "them", "those"})
+POINTERS = lexicon.words("pointers")
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tellmemore.analysis import lexicon
 from tellmemore.conversation.binding import Phrase, phrases
 from tellmemore.conversation.text import (
     COMMON_VERBS,
@@ -25,7 +26,7 @@ from tellmemore.conversation.text import (
 )
 from tellmemore.types import Turn
 
-_THE = re.compile(r"\bthe\s+([^\W\d_][\w'’]*)", re.IGNORECASE)
+_THE = lexicon.pattern("the")
 USER_TURNS = 2
 """How many of the user's latest turns may hold the longer phrase."""
 

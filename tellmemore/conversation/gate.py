@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience, TermStatsLookup
 from tellmemore.conversation.compose import parse_clarification
@@ -34,11 +35,7 @@ from tellmemore.conversation.text import (
 )
 from tellmemore.types import Turn
 
-_QUESTION_WORDS = frozenset(
-    """
-        what how when where why who which whom whose
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_QUESTION_WORDS = lexicon.words("question_words")
 
 
 @dataclass(frozen=True)

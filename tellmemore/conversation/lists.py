@@ -10,19 +10,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from tellmemore.analysis import lexicon
 from tellmemore.answer.extractive import LABELLED
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Phrase, phrases, sentences
-from tellmemore.conversation.text import content_words, stem, tokenize
+from tellmemore.conversation.text import content_words, norm, singular, stem, tokenize
 
-_BULLET = re.compile(r"^\s*(?:[-*•·▪●]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+(.*\S)")
+_BULLET = lexicon.pattern("bullet")
 _LEAD_CHARS = 80
 """Only a sentence's opening can hold its list label."""
-_COUNT_WORDS = frozenset(  # an announcement ("Two tiers.") is no item
-    """
-        two three four five both several following options tiers
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_COUNT_WORDS = lexicon.words("lists_count_words")
 
 
 def list_items(answer: str, *, loose: bool = False) -> list[Phrase]:
@@ -49,8 +46,8 @@ def list_items(answer: str, *, loose: bool = False) -> list[Phrase]:
     return _clauses(answer)
 
 
-_NUMBERED = re.compile(r"^\s*\(?\d")
-_ACTION_END = re.compile(r"[,.;:(]|\s(?:and|then|for example)\s")
+_NUMBERED = lexicon.pattern("numbered")
+_ACTION_END = lexicon.pattern("action_end")
 
 
 def _step(item: str) -> Phrase | None:
@@ -89,13 +86,13 @@ def row_subject(answer: str) -> Phrase | None:
     return _value(row.group(2)) if row is not None and row.group(2).strip(" *_") else None
 
 
-_ROW = re.compile(r"^([^:;.]{1,40}):\s*([^;]+?)\s*;(?=\s*[^:;.]{1,40}:)")
+_ROW = lexicon.pattern("row")
 """A table row as the extractive answer quotes it: "Plan: Starter; Price per month: $49; ...".
 A second "column:" after the ";" tells it from a labelled sentence whose value holds a
 ";" ("Norrland NR-900: firmware 7.4 or later; needed for 10 Gbit/s sites.")."""
 
 
-_COLUMN = re.compile(r"(?:^|;)\s*([^:;.]{1,40}):")
+_COLUMN = lexicon.pattern("column")
 
 
 def column_labels(answer: str) -> list[set[str]]:
@@ -211,7 +208,7 @@ def _shared_subject(sents: list[str]) -> list[Phrase]:
         if quals is not None and run:
             subject = run[0][0]
             noun = subject.text if subject.capitalized else subject.text.lower()
-            noun = " ".join(stem(w) if k == len(noun.split()) - 1 else w
+            noun = " ".join(singular(norm(w)) if k == len(noun.split()) - 1 else w
                             for k, w in enumerate(noun.split()))  # fmt: skip
             out = []
             for q in quals:

@@ -13,41 +13,27 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tellmemore.analysis import lexicon
 from tellmemore.conversation.text import COMMON_VERBS, FUNCTION_WORDS, tokenize
 
-_SWITCH = re.compile(
-    r"(?:by the way|btw|(?:and )?(?:changing|switching) (?:a (?:little )?bit (?:of )?)?"
-    r"(?:the )?(?:subjects?|topics?)|(?:on )?(?:an)?other (?:note|topic|subject)"
-    r"|(?:on )?a (?:different|new|separate) (?:note|topic|subject)|new (?:topic|subject)"
-    r"|unrelated(?: question)?|never ?mind|forget (?:about )?(?:that|it)|moving on)\s*[,:;.!-]+\s*",
-    re.IGNORECASE,
-)
+_SWITCH = lexicon.pattern("switch")
 """A marker that the user turns to something else."""
 INTERJECTIONS = r"ok(?:ay)?|alright|all right|right|well|so|hmm+|great|thanks|cool"
 """Words that open a message without saying anything of its subject (a regex
 alternation, shared with `referents.find_ellipsis`)."""
 _INTERJECTION = re.compile(rf"(?:{INTERJECTIONS})\s*[,:;.!-]+\s*(?=\S)", re.IGNORECASE)
 """A word that opens a preamble before its marker: "ok, switching topics: ..."."""
-_ANOTHER = re.compile(
-    r"(?:one (?:last|more|other) (?:thing|question)|another (?:thing|question))\s*[,:;.!-]+\s*",
-    re.IGNORECASE,
-)
+_ANOTHER = lexicon.pattern("another")
 """A marker of one more question, on the same topic or not: no switch by itself."""
 
-_REACTION_SENTENCE = re.compile(r"[^.!?…]{1,60}?(?:[.!]+\s+|\.{3}\s*|…\s*)(?=\S)")
+_REACTION_SENTENCE = lexicon.pattern("reaction_sentence")
 """A short first sentence that ends in "." or "!" ("wow, that sounds great. ...")."""
 
-_REACTION_WORDS = frozenset(
-    """
-        wow oh ah ok okay great thanks thank cool nice perfect awesome interesting sounds
-        sound good got see right alright excellent helpful amazing understand understood
-        sense fine sure hmm lovely fantastic wonderful gotcha noted clear
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_REACTION_WORDS = lexicon.words("reaction_words")
 """Words of a reaction to the last answer; "yes"/"no" are left out, since they answer a
 question the assistant asked back."""
 
-_ANSWERS = frozenset({"yes", "yeah", "yep", "no", "nope"})
+_ANSWERS = lexicon.words("answers")
 """A sentence with one of these answers the assistant's question: it is no reaction."""
 
 _MIN_REST_TOKENS = 3

@@ -12,6 +12,7 @@ import enum
 import re
 from dataclasses import dataclass, replace
 
+from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.preamble import INTERJECTIONS
 from tellmemore.conversation.text import (
@@ -82,25 +83,15 @@ ORDINALS = {
 }  # fmt: skip
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5}
 """Counts after "the first" / "the last" that point at several list items."""
-NUMBERED_HEADS = frozenset(("step", "option", "item", "point"))
+NUMBERED_HEADS = lexicon.words("numbered_heads")
 """Heads a number after which points at a list position: "step 3", "option two". Not
 "level 3" or "tier 2": those are names the documents use as they are."""
 _NUMBERS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, **{str(n): n for n in range(1, 21)},
 }  # fmt: skip
-ORDINAL_HEADS = frozenset(
-    """
-        one ones option options item items point points step steps choice choices
-        alternative tier tiers plan plans method methods way ways approach one's
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
-TIME_HEADS = frozenset(
-    """
-        time times year years month months week weeks day days decade century hour hours
-        minute minutes night morning season
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+ORDINAL_HEADS = lexicon.words("ordinal_heads")
+TIME_HEADS = lexicon.words("time_heads")
 """Heads after "the first/last" that make a date phrase, not a list pointer."""
 
 PRONOUNS = {
@@ -111,40 +102,23 @@ PRONOUNS = {
 }  # fmt: skip
 """No reflexives: "itself" is bound inside its own clause ("does it protect itself": the
 referent is "it") or emphatic after its own noun ("the Attorney General itself")."""
-DEMONSTRATIVES = frozenset({"that", "this", "these", "those"})
-_CONTRACTED_IT = frozenset({"it's", "it’s"})
-_DO = frozenset({"do", "did", "doing", "done"})
-_HOW = frozenset({"using", "with", "without", "via", "through", "by", "from", "in", "on"})
+DEMONSTRATIVES = lexicon.words("demonstratives")
+_CONTRACTED_IT = lexicon.words("contracted_it")
+_DO = lexicon.words("referents_do")
+_HOW = lexicon.words("means_prepositions")
 """Words after "do it" that say how the action is done ("do it using Carthage")."""
 
-_DUMMY_IT_NEXT = frozenset(
-    """
-        possible necessary true ok okay safe easy hard difficult better best worth
-        likely important normal common usual illegal legal required recommended enough
-        raining rains rained rain snowing snows snowed snow pouring freezing storming
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_DUMMY_IT_NEXT = lexicon.words("dummy_it_next")
 """"is it possible to ...", "if it rains": the dummy "it" points at nothing."""
 _TIME_IT = TIME_WORDS | {"late", "early", "midnight", "noon"}
 """"what if it's a weekend?", "it is Sunday": the time "it" says, no thing."""
-_RAISING = frozenset({"seems", "seemed", "appears", "appeared"})
+_RAISING = lexicon.words("raising")
 """"It seems NASA has ...": dummy unless "to" follows ("it seems to work": the thing)."""
 
-_PRONOUN_AFTER_DEMONSTRATIVE = frozenset(
-    """
-        is was 's does do did has have can could will would should cover covers mean
-        means work works include includes cost costs apply applies require requires come
-        comes happen happens take takes
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_PRONOUN_AFTER_DEMONSTRATIVE = lexicon.words("pronoun_after_demonstrative")
 _NOT_A_HEAD = FUNCTION_WORDS | COMMON_VERBS
-_PARTICLES = frozenset({"up", "down", "out", "off", "back", "over"})
-_SAYING = frozenset(
-    """
-        know knew think thought mean meant said say understand understood agree believe
-        see saw hear heard read guess doubt remember forgot expected
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_PARTICLES = lexicon.words("particles")
+_SAYING = lexicon.words("saying")
 """Verbs whose "that" is what was said ("I know that"), never a thing of the documents."""
 
 _STILL_TRUE = (
@@ -185,14 +159,10 @@ _OPENERS: tuple[tuple[re.Pattern[str], EllipsisKind | None], ...] = tuple(
         ),
     )
 )
-_PREPOSITIONS = frozenset(
-    """
-        on in at for during with without to from by about under over after before
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_PREPOSITIONS = lexicon.words("compose_prepositions")
 
 
-_SAID_OF_IT = frozenset({"free", "down", "available", "possible", "late", "ok", "okay"})
+_SAID_OF_IT = lexicon.words("said_of_it")
 
 
 def _typed_for_it_is(nxt: str | None, nxt2: str | None) -> bool:
@@ -208,12 +178,7 @@ def is_repair(opener: str) -> bool:
     return _REPAIR_RE.match(opener.strip()) is not None
 
 
-_NO_ANSWER_RE = re.compile(
-    r"\b(?:you|u)\s+(?:can ?not|can'?t|couldn'?t|could not|didn'?t|did not|don'?t|do not|"
-    r"won'?t|are unable to|are not able to)\s+(?:answer|provide|tell|explain|give)\b|"
-    r"\b(?:don'?t|didn'?t|won'?t|can'?t)\s+you\s+(?:answer|provide|tell|explain|give)\b",
-    re.IGNORECASE,
-)
+_NO_ANSWER_RE = lexicon.pattern("no_answer_re")
 """The user says the assistant did not answer ("you cannot answer", "don't you provide")."""
 
 
@@ -376,7 +341,7 @@ def _names_itself(message: str, toks: list[Token], j: int) -> bool:
     return n >= C.NAMING_RUN
 
 
-_DEIXIS_VERBS = frozenset({"is", "was", "'s", "means", "meant", "sounds", "seems", "really"})
+_DEIXIS_VERBS = lexicon.words("deixis_verbs")
 
 
 def _comments_on_the_answer(message: str, toks: list[Token], i: int) -> bool:
@@ -396,13 +361,11 @@ def _comments_on_the_answer(message: str, toks: list[Token], i: int) -> bool:
     return _NEXT_SENTENCE.search(rest) is not None
 
 
-_NEXT_SENTENCE = re.compile(r"(?:[.?!]\s+|\.{3}\s*|…\s*)\S")
+_NEXT_SENTENCE = lexicon.pattern("next_sentence")
 """Another sentence follows: after ". " or after dots with no space ("that is ok...but")."""
 
 
-_INTERJECTIONS = frozenset(
-    "well wow oh ok okay so yes no hmm great thanks cool right alright and but".split()  # noqa: SIM905
-)
+_INTERJECTIONS = lexicon.words("interjections")
 
 
 def _starts_sentence(message: str, toks: list[Token], i: int) -> bool:
@@ -423,13 +386,8 @@ def _boundary_between(message: str, a: Token, b: Token) -> bool:
     return any(c in ",.;:?!()" for c in message[a.end : b.start])
 
 
-_COMPARATIVES = frozenset(
-    """
-        better worse cheaper faster slower safer easier cheapest fastest best worst safest
-        easiest more less most least bigger smaller larger
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
-_COMPARE_VERBS = frozenset({"is", "are", "would", "should", "do", "does", "costs", "works"})
+_COMPARATIVES = lexicon.words("comparatives")
+_COMPARE_VERBS = lexicon.words("compare_verbs")
 
 
 def _compares(toks: list[Token], i: int) -> bool:
@@ -489,12 +447,7 @@ def find_ellipsis(message: str) -> Ellipsis | None:
     return _prepositional_fragment(text) or _wh_fragment(text)
 
 
-_WH_FRAGMENT = re.compile(
-    r"^(?P<opener>(?:(?:and|but|so)\s+)?)"
-    r"(?P<fragment>(?:(?:for|within|by|until|in|after|from|at)\s+)?"
-    r"(?:how (?:long|much|many|often|soon|far|fast)|when|where|what time))\W*$",
-    re.IGNORECASE,
-)
+_WH_FRAGMENT = lexicon.pattern("wh_fragment")
 """A bare question word ("within how long?", "and when?"): the previous question, asked
 about when, how long or how much."""
 
@@ -517,7 +470,7 @@ def _wh_fragment(text: str) -> Ellipsis | None:
 
 _PP_FRAGMENT_CHARS = 120
 """Longer than any PP_FRAGMENT_WORDS-word qualifier with "as well"."""
-_ALSO_END = re.compile(r"[\s,]+(?:too|also|as well)\W*$", re.IGNORECASE)
+_ALSO_END = lexicon.pattern("also_end")
 
 
 def _prepositional_fragment(text: str) -> Ellipsis | None:
@@ -548,7 +501,7 @@ def _fragment_kind(fragment: str) -> EllipsisKind:
     return EllipsisKind.SUBJECT
 
 
-_TIME_MODIFIERS = frozenset({"the", "a", "public", "bank", "national", "school", "every"})
+_TIME_MODIFIERS = lexicon.words("time_modifiers")
 """Words that may come before a time word in a bare time fragment ("public holidays")."""
 
 
@@ -564,15 +517,10 @@ def is_bare_time(fragment: str) -> bool:
     )
 
 
-_QUESTION_START = frozenset(
-    """
-        what how when where why who which whom whose is are was were do does did can
-        could will would should shall may might
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+_QUESTION_START = lexicon.words("question_start")
 
 
-_WH_WORDS = frozenset({"what", "how", "when", "where", "why", "who", "which", "whom", "whose"})
+_WH_WORDS = lexicon.words("question_words")
 
 
 def _is_full_question(fragment: str) -> bool:

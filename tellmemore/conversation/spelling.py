@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
 
+from tellmemore.analysis import lexicon
 from tellmemore.conversation.binding import TermStatsLookup
 from tellmemore.conversation.text import is_protected, tokenize
 
@@ -90,7 +91,7 @@ def _correct(
     return "".join(out), fixes
 
 
-_SUFFIXES = frozenset({"y", "s", "d", "r"})
+_SUFFIXES = lexicon.words("typo_suffixes")
 
 
 def _inflection_known(word: str, dictionary: frozenset[str]) -> bool:

@@ -1,7 +1,8 @@
 """Tokenising helpers shared by decide, gate, binding and the resolvers.
 
-Deliberately tiny and dependency-free: the embedded resolver must stay around a
-millisecond, so there is no tagger here, only word lists and regular expressions.
+The tokenizer, stemmer and word lists are the package's own (tellmemore.analysis and its
+lexicon): the embedded resolver must stay around a millisecond, so there is no tagger
+here, only word lists and regular expressions.
 """
 
 from __future__ import annotations
@@ -9,115 +10,32 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from tellmemore.analysis import Token, lexicon, norm, tokenize
+from tellmemore.analysis import stem as _stem
 from tellmemore.conversation import constants as C
 
-_WORD = re.compile(r"[^\W_](?:[\w'’./+&-]*[^\W_])?(?:(?<=\d),\d{3}(?!\d)(?:[\w'’./+&-]*[^\W_])?)*")
-"""A word, a code ("ERR-4021", "v6.15.0", "4-hour") or a number ("1,500" is one);
-inner punctuation kept. The thousands comma is tried only where a word ends, so the
-common case costs what the plain pattern did (a per-character alternative cost 45%)."""
+MONTHS = lexicon.words("months")
 
-MONTHS = frozenset(
-    """
-        january february march april may june july august september october november
-        december jan feb mar apr jun jul aug sep sept oct nov dec
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
-
-FUNCTION_WORDS = frozenset(
-    """
-        a an the and or but nor so yet if then else than as of at by for from in into on
-        onto to up down out off over under with without about above below between
-        through during before after since until till upon within across along around
-        among per via vs versus i me my mine myself we us our ours ourselves you your
-        yours yourself yourselves he him his himself she her hers herself it its itself
-        they them their theirs themselves this that these those here there which who
-        whom whose what when where why how whether am is are was were be been being do
-        does did doing done have has had having can could will would shall should may
-        might must need ought not no yes very too also just only even still really quite
-        rather much many more most some any all each every both either neither few less
-        least lot lots such same own other another one ones s t don doesn didn isn aren
-        wasn weren won wouldn couldn shouldn can't don't doesn't didn't isn't aren't
-        wasn't weren't won't wouldn't couldn't shouldn't i'm i've i'd i'll you're you've
-        you'd you'll we're we've they're they've it's that's what's where's who's how's
-        there's here's let's please thanks thank hi hello hey ok okay well oh yeah sure
-        like tell know want wanted get got give say said explain describe mean means
-        meant something anything everything nothing thing things stuff way kind sort
-        type bit question questions answer answers info information detail details
-        example examples again now also else ever never always often sometimes usually
-        overall however actually basically generally especially particularly probably
-        maybe perhaps apart besides aside because although though while whereas whilst
-        unless
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+FUNCTION_WORDS = lexicon.words("function_words")
 """Words that carry no subject of their own (stopwords plus conversational filler)."""
 
-COMMON_VERBS = frozenset(
-    """
-        add adds added use uses used using work works worked make makes made making go
-        goes went take takes took taken come comes came see sees saw seen look looks
-        find finds found run runs ran set sets cover covers covered include includes
-        included provide provides provided offer offers offered allow allows allowed
-        support supports supported require requires required apply applies applied help
-        helps helped happen happens happened change changes changed create creates
-        created keep keeps kept let lets put puts call calls called start starts started
-        stop stops stopped become becomes became show shows shown try tries tried pay
-        pays paid cost costs buy buys bought leave leaves left move moves moved play
-        plays played live lives lived believe think thinks thought feel feels seem seems
-        seemed route routes routed mention mentioned contain contains contained enable
-        enables enabled affect affects affected cause causes caused consider considered
-        depend depends depended vary varies varied differ differs differed need needs
-        needed
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+COMMON_VERBS = lexicon.words("common_verbs")
 """Frequent verbs: phrase breakers for the noun-phrase chunker (no tagger at this speed)."""
 
 
-GENERIC_NOUNS = frozenset(
-    """
-    time times week weeks year years month months day days today tomorrow yesterday
-    people person thing things way ways lot lots part parts kind kinds type types
-    number numbers case cases point points fact facts place places reason reasons
-    example examples question questions answer answers idea ideas problem problems
-    weekend weekends holiday holidays hour hours minute minutes night nights morning
-    mornings afternoon afternoons evening evenings weekday weekdays
-    """.split()  # noqa: SIM905 - a word list reads better as text
-)
+GENERIC_NOUNS = lexicon.words("generic_nouns")
 """Nouns too generic to be what a pronoun points at when they stand alone."""
 
-AUXILIARIES = frozenset(
-    """
-    is are was were be been am do does did can could will would should shall may might
-    must have has had
-    """.split()  # noqa: SIM905 - a word list reads better as text
-)
+AUXILIARIES = lexicon.words("auxiliaries")
 """Auxiliary verbs: a message holding one is a clause, not a bare fragment."""
 
-RELATIONAL_NOUNS = frozenset(
-    """
-    maximum minimum max min limit limits price prices cost costs fee fees total average
-    amount size length duration rate rates deadline difference
-    """.split()  # noqa: SIM905 - a word list reads better as text
-)
+RELATIONAL_NOUNS = lexicon.words("relational_nouns")
 """Nouns that name an attribute of something else ("what's the maximum?", "the price?"):
 however rare in the documents, alone they are no subject of their own."""
 
 
-@dataclass(frozen=True)
-class Token:
-    """One word of a text with its character span, so rewrites can splice the original."""
-
-    text: str
-    start: int
-    end: int
-
-    @property
-    def low(self) -> str:
-        return self.text.lower()
-
-
-_CITATION = re.compile(r"\s*\[\d{1,3}\]")
+_CITATION = lexicon.pattern("citation")
 """A "[2]" citation marker of an answer: no word of the conversation."""
 
 
@@ -138,11 +56,6 @@ def _joins_words(text: str, m: re.Match[str]) -> bool:
     )
 
 
-def tokenize(text: str) -> list[Token]:
-    """Words, codes and numbers of `text` with their spans (never raises)."""
-    return [Token(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
-
-
 def words(text: str) -> list[str]:
     """Lower-cased words of `text`, possessive "'s" removed."""
     if len(text) > C.CACHE_MAX_CHARS:  # a huge message is read once: keep nothing of it
@@ -156,22 +69,21 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(norm(t.text) for t in tokenize(text))
 
 
-def norm(word: str) -> str:
-    """Lower case, curly apostrophes straightened, possessive "'s" removed."""
-    w = word.lower().replace("’", "'")
-    if w.endswith("'s"):
-        w = w[:-2]
-    return w
-
-
 def stem(word: str) -> str:
-    """A light plural-stripping stem, enough to match "tiers" with "tier" across turns."""
-    w = norm(word)
-    if len(w) > 4 and w.endswith("ies"):
+    """The package's one stemmer (Porter, as the index's FTS5 tokenizer) of a normalised word."""
+    return _stem(norm(word))
+
+
+def singular(word: str) -> str:
+    """A word without its plural ending, written out ("Escalations" -> "Escalation"):
+    for text shown to the user, where a stem ("escal") would not read."""
+    w = word
+    low = w.lower()
+    if len(w) > 4 and low.endswith("ies"):
         return w[:-3] + "y"
-    if len(w) > 3 and w.endswith("es") and w[-3] in "sxz":
+    if len(w) > 3 and low.endswith("es") and low[-3] in "sxz":
         return w[:-2]
-    if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and not w.endswith("us"):
+    if len(w) > 3 and low.endswith("s") and not low.endswith(("ss", "us")):
         return w[:-1]
     return w
 
@@ -234,7 +146,7 @@ def surface_form(phrase: str, texts: Iterable[str]) -> str:
     return best
 
 
-_SENTENCE_START = re.compile(r"(?:^|[.!?;]\s+|\n\s*(?:[-*+]\s+|\d+[.)]\s+)?)$")
+_SENTENCE_START = lexicon.pattern("sentence_start")
 """Where a capital is the position's: a sentence, a list item, a table row's next label
 ("Plan: Pro; Sites included: 10")."""
 
@@ -247,13 +159,31 @@ def _opens_sentence(text: str, start: int, found: str) -> bool:
     return _SENTENCE_START.search(text[max(0, start - 8) : start]) is not None
 
 
-TIME_WORDS = frozenset(
-    """
-        weekday weekdays weekend weekends holiday holidays today tomorrow tonight morning
-        mornings afternoon afternoons evening evenings night nights monday mondays tuesday
-        tuesdays wednesday wednesdays thursday thursdays friday fridays saturday saturdays
-        sunday sundays christmas easter summer winter spring autumn daytime
-        """.split()  # noqa: SIM905 - a word list reads better as text
-)
+TIME_WORDS = lexicon.words("time_words")
 """Days, parts of the day, seasons: a qualifier "on weekends" adds to a question, and the
 "it" of "it's a weekend" points at no thing."""
+
+
+__all__ = [
+    "AUXILIARIES",
+    "COMMON_VERBS",
+    "FUNCTION_WORDS",
+    "GENERIC_NOUNS",
+    "MONTHS",
+    "RELATIONAL_NOUNS",
+    "TIME_WORDS",
+    "Token",
+    "content_words",
+    "is_content",
+    "is_protected",
+    "looks_plural",
+    "missing_protected",
+    "norm",
+    "protected_tokens",
+    "singular",
+    "stem",
+    "strip_citations",
+    "surface_form",
+    "tokenize",
+    "words",
+]

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence, Set
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
+from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import (
     PREDICATES,
@@ -90,14 +91,10 @@ from tellmemore.types import Decision, Resolution, Turn
 
 logger = logging.getLogger(__name__)
 
-_CLAUSE = re.compile(
-    r"[,;:.?!]\s|\s(?:but|and|because|so|although|though|while|since|unless)\s", re.I
-)
+_CLAUSE = lexicon.pattern("clause")
 """Where a clause ends: a noun phrase before it can be a later pronoun's antecedent."""
 _ALTERNATIVE_KINDS = (ReferentKind.ONE, ReferentKind.OTHER, ReferentKind.WHICH)
-_METALINGUISTIC = frozenset(
-    {"term", "word", "name", "acronym", "abbreviation", "concept", "phrase"}
-)
+_METALINGUISTIC = lexicon.words("metalinguistic")
 """Nouns with which "this term" names a word of the same message, not an earlier thing."""
 
 
@@ -142,7 +139,7 @@ def _only_pointing_at_the_answer(message: str, refs: list[Referent]) -> bool:
     return all(r.start >= end and r.text.lower() in _ANSWER_POINTERS for r in refs)
 
 
-_ANSWER_POINTERS = frozenset({"that", "this", "it", "those", "these", "them"})
+_ANSWER_POINTERS = lexicon.words("answer_pointers")
 
 
 class _Run:
@@ -963,11 +960,7 @@ class _Run:
         return surface_form(phrase.text, self._casing_texts)
 
 
-_ASKS_TO_CHOOSE = re.compile(
-    r"\b(?:tell me|let me know|specify|clarify|indicate)\b[^.?!]*\b(?:which|what)\b"
-    r"|\bwhich\b[^.!?]*\?|\b(?:do you mean|are you (?:asking|referring|interested))\b",
-    re.IGNORECASE,
-)
+_ASKS_TO_CHOOSE = lexicon.pattern("asks_to_choose")
 """An answer that asks the user to choose ("If you tell me which type of permit ...")."""
 
 
@@ -1041,14 +1034,11 @@ _CHAINED_KINDS = (ReferentKind.PRONOUN, ReferentKind.POSSESSIVE)
 """Pronouns that keep the previous question's topic when the previous question had one."""
 
 
-_BOTH = re.compile(r"\s+both\b", re.IGNORECASE)
+_BOTH = lexicon.pattern("both")
 """Right after the pronoun: "do they both ...", "compare them both"."""
-_JOINS = re.compile(r"\s+(?:or|and)\s+")
+_JOINS = lexicon.pattern("joins")
 """Two alternatives as one phrase: "Static secret or Dynamic secrets"."""
-_BETWEEN = re.compile(
-    r"\bbetween\s+(?:the\s+)?(?P<a>[^,?.!]+?)\s+and\s+(?:the\s+)?(?P<b>[^,?.!]+?)\s*(?:[?.!,]|$)",
-    re.IGNORECASE,
-)
+_BETWEEN = lexicon.pattern("between")
 
 
 def _ends_in_predicate(phrase: Phrase) -> bool:
@@ -1132,14 +1122,8 @@ def _chosen_options(history: list[Turn], read: list[int]) -> list[Turn]:
     return out
 
 
-_QUANTITY_WORDS = frozenset(
-    """dozen dozens hundred hundreds thousand thousands million millions billion
-    billions percent bytes kilobytes megabytes gigabytes terabytes kb mb gb tb""".split()  # noqa: SIM905
-)
-_UNIT = re.compile(
-    r"^(?:[kmgt]?(?:bit|b|byte)s?(?:/s|ps)?|[kmg]?hz|ms|sec|secs|seconds?|minutes?|mins?|hours?"
-    r"|hrs?|days?|weeks?|months?|years?|dollars?|euros?|%)$"
-)
+_QUANTITY_WORDS = lexicon.words("quantity_words")
+_UNIT = lexicon.pattern("unit")
 """A unit after a number ("10 Gbit/s", "30 minutes"): with it, a measure, no thing."""
 
 

@@ -11,7 +11,6 @@ never fails because the model did.
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import pydantic
 
+from tellmemore.analysis import lexicon
 from tellmemore.conversation.history import recent
 from tellmemore.conversation.referents import find_referents
 from tellmemore.conversation.resolvers.base import ResolveContext, Resolver
@@ -53,11 +53,7 @@ SUMMARY_WINDOW = 2
 MAX_GROWTH_RATIO = 3.0
 MAX_GROWTH_CHARS = 120
 """A rewrite longer than ratio x message + chars is an answer, not a query."""
-_ANSWER_OPENERS = re.compile(
-    r"^\s*(?:yes|no|sure|sorry|i'm sorry|i am sorry|as an ai|i cannot|i can't|"
-    r"here is|here's|the answer)\b",
-    re.IGNORECASE,
-)
+_ANSWER_OPENERS = lexicon.pattern("answer_openers")
 
 
 class StandaloneOut(pydantic.BaseModel):
