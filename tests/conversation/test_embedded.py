@@ -264,7 +264,7 @@ def test_the_docstring_example_is_true() -> None:
 
 
 def test_only_the_turns_the_resolver_reads_are_prepared() -> None:
-    from tellmemore.conversation.resolvers.embedded import _readable
+    from tellmemore.conversation.passes.state import _readable
 
     old = [U("What is Cloud Connect? [1]"), A("A private link [1].")] * 40
     recent = [U("Do you mean Standard or Enterprise escalation?"), A("see [2]")]

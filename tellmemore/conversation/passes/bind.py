@@ -1,0 +1,228 @@
+"""Referents of a message bound one by one (pronoun, ordinal, alternatives), then the
+edits realised in one splice; a bound phrase of the assistant's wording gets the user's
+topic as scope."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tellmemore.conversation import constants as C
+from tellmemore.conversation.binding import (
+    Candidate,
+    Phrase,
+    agreement,
+    containing,
+    matching,
+    same_head_pair,
+    same_number,
+)
+from tellmemore.conversation.compose import (
+    clarification_question,
+    replacement,
+    splice,
+)
+from tellmemore.conversation.passes.alternatives import (
+    alternative,
+    asked_between,
+    both,
+    left_behind,
+)
+from tellmemore.conversation.passes.ellipsis import rebuild_ellipsis
+from tellmemore.conversation.passes.pronoun import (
+    can_be_pointed_at,
+    ends_in_predicate,
+    stands_alone,
+)
+from tellmemore.conversation.passes.state import (
+    ALTERNATIVE_KINDS,
+    CHAINED_KINDS,
+    Ambiguous,
+    RunState,
+)
+from tellmemore.conversation.referents import (
+    ORDINAL_HEADS,
+    Ellipsis,
+    EllipsisKind,
+    Referent,
+    ReferentKind,
+    find_ellipsis,
+)
+from tellmemore.conversation.text import (
+    RELATIONAL_NOUNS,
+    content_words,
+    looks_plural,
+    stem,
+)
+from tellmemore.types import Resolution
+
+
+def bind_referents(
+    st: RunState,
+    message: str,
+    refs: list[Referent],
+    ellipsis: Ellipsis | None,
+    cands: list[Candidate],
+    items: list[Phrase],
+    list_turn: int,
+    prefer: str | None,
+    depth: int,
+) -> Resolution:
+    edits: list[tuple[Referent, str]] = []
+    bindings: dict[str, str] = {}
+    from_assistant = False
+    bound_before: tuple[Referent, Phrase] | None = None
+    for ref in refs:
+        if prefer is None and stands_alone(st, message, ref, cands, items):
+            continue
+        if (
+            ref.kind in CHAINED_KINDS
+            and bound_before is not None
+            and (agreement(ref, bound_before[1]) >= 1.0 or same_number(ref, bound_before[0]))
+        ):
+            # "the second one, does it include helmets?": "it" is that one; "are
+            # those sport played by women, can they play them?": "them" is those
+            continue
+        out = both(st, ref, message, cands) or bind_one(st, ref, cands, items, list_turn, prefer)
+        if isinstance(out, Ambiguous):  # a coin flip between alternatives: ask
+            return Resolution(
+                query=message,
+                ambiguous=True,
+                clarification=clarification_question(out.options),
+                candidates=tuple(p.text for p in out.options),
+            )
+        if out is None:
+            continue
+        phrase, source_role = out
+        if ref.kind in CHAINED_KINDS and ends_in_predicate(phrase):
+            # "is Sydney available?" then "the latency to it": Sydney, not "Sydney available"
+            phrase = replace(phrase, text=phrase.text.rsplit(None, 1)[0], stems=phrase.stems[:-1])
+        bound_before = (ref, phrase)
+        text = st.surface(phrase)
+        bindings[ref.text] = text
+        edits.append((ref, replacement(ref, phrase, text, message)))
+        from_assistant |= source_role != "user"
+    if not edits and all(stands_alone(st, message, r, cands, items) for r in refs):
+        if ellipsis is not None:
+            return rebuild_ellipsis(st, message, ellipsis, cands, depth)
+        return Resolution(query=message)  # "North Carolina ... its weather": inside
+    if not edits:
+        if ellipsis is not None:
+            return rebuild_ellipsis(st, message, ellipsis, cands, depth)
+        return Resolution(query=message, unbound_referent=True)
+    query = splice(message, edits)
+    if ellipsis is not None and ellipsis.kind != EllipsisKind.MORE:
+        again = find_ellipsis(query) or ellipsis
+        res = rebuild_ellipsis(st, query, again, cands, depth, typed_fragment=ellipsis.fragment)
+        return replace(res, bindings={**bindings, **res.bindings})
+    if from_assistant:
+        scope = topic_scope(st, query, bindings, cands)
+        if scope is not None:
+            first = edits[0][0]
+            scope_text = f"{scope.prep or 'for'} {st.surface(scope)}"
+            query = splice(message, edits, scope=(first, scope_text))
+            bindings["scope"] = st.surface(scope)
+    return Resolution(query=query, bindings=bindings)
+
+
+def bind_one(
+    st: RunState,
+    ref: Referent,
+    cands: list[Candidate],
+    items: list[Phrase],
+    list_turn: int,
+    prefer: str | None,
+) -> tuple[Phrase, str] | Ambiguous | None:
+    if prefer is not None and ref.kind not in (ReferentKind.DEMONSTRATIVE,):
+        match = matching(prefer, items) or Phrase(prefer, tuple(map(stem, prefer.split())))
+        return match, "assistant"
+    if ref.kind == ReferentKind.ORDINAL:
+        if not items:
+            items = st.items(loose=True)[0]
+        if not items:
+            return None
+        n = ref.ordinal or 1
+        if 1 < ref.count <= len(items):  # "the last two"
+            picked = items[-ref.count :] if n == -1 else items[: ref.count]
+            joined = " and ".join(st.surface(p) for p in picked)
+            return Phrase(joined, tuple(s for p in picked for s in p.stems)), "assistant"
+        if n == -1 or n <= len(items):
+            return items[n - 1 if n > 0 else -1], "assistant"
+        return None
+    if ref.modifier and ref.kind in (ReferentKind.ONE, ReferentKind.DEMONSTRATIVE):
+        named = [p for p in items if stem(ref.modifier) in p.stems]
+        named = named or st.items_naming(ref.modifier)
+        if len(named) >= 2 and ref.kind is ReferentKind.ONE:
+            if ref.text.lower().endswith("ones"):  # "the Norrland ones": all of them
+                joined = " and ".join(st.surface(p) for p in named)
+                return Phrase(joined, tuple(s for p in named for s in p.stems)), "assistant"
+            return Ambiguous(named)  # "the Kestrel one" of two Kestrel models: ask
+        hit = named[0] if named else containing(ref.modifier, [c.phrase for c in cands])
+        if hit is not None:
+            return hit, "assistant"
+        if ref.kind == ReferentKind.ONE:
+            return None  # "the regular one" among items none of which is regular
+    if ref.kind == ReferentKind.ONE and not ref.modifier:
+        picked = st.picked_alternative()  # "how much is that one?" after "which ...?"
+        if picked is not None:
+            return picked, "user"  # the user asked for it: no scope to add
+    # a list the user moved on from ("My tyre went flat." after the shop hours) holds
+    # no "other one": it is said of the current topic ("the other one (tyre)"), below
+    if ref.kind == ReferentKind.WHICH:
+        asked = asked_between(st)
+        if asked is not None:  # "the difference between Starter and Pro?" then "which one"
+            return asked, "user"
+    if ref.kind in ALTERNATIVE_KINDS and len(items) >= 2 and not left_behind(st, items, list_turn):
+        return alternative(st, ref, items, list_turn)
+    if ref.kind == ReferentKind.WHICH:
+        pair = same_head_pair([c.phrase for c in cands])
+        if pair is not None:  # "static secrets" ... "dynamic secrets": which one?
+            joined = " or ".join(st.surface(p) for p in pair)
+            return Phrase(joined, tuple(s for p in pair for s in p.stems)), "assistant"
+        chained = st.chained_antecedent() if st._depth < C.ELLIPSIS_DEPTH else None
+        if chained is not None and " and " in chained[0].text:
+            # "how do I set them up?" was about two models: "which one" is one of them
+            options = chained[0].text.replace(" and ", " or ")
+            return Phrase(options, chained[0].stems), "user"
+    if ref.kind in CHAINED_KINDS and st._depth < C.ELLIPSIS_DEPTH:
+        picked = st.picked_alternative()
+        if picked is not None and agreement(ref, picked) >= 1.0:
+            return picked, "user"  # the user asked for it: no scope to add
+        chained = st.chained_antecedent()
+        if chained is not None and agreement(ref, chained[0]) >= 1.0:
+            return chained
+    pool = [c for c in cands if can_be_pointed_at(c)]
+    if ref.kind == ReferentKind.PERSON:
+        pool = [c for c in pool if st.is_name(c.phrase)] or pool
+    if not pool:
+        return None
+    best = max(pool, key=lambda c: c.score * agreement(ref, c.phrase))
+    if best.score < C.MIN_ANTECEDENT:
+        return None
+    return best.phrase, best.role
+
+
+def topic_scope(
+    st: RunState, query: str, bindings: dict[str, str], cands: list[Candidate]
+) -> Phrase | None:
+    """The user's topic phrase the bound query still lacks ("on Cloud Connect")."""
+    have = {stem(w) for w in content_words(query)}
+    for b in bindings.values():
+        have |= {stem(w) for w in content_words(b)}
+    since = st.last_own_subject()
+    for c in cands:
+        if c.turn < since:
+            continue  # before the user's last question of its own: a topic left behind
+        if c.role not in ("user", "summary") or c.score < C.MIN_ANTECEDENT:
+            continue
+        if c.score < C.SCOPE_MIN and not st.is_name(c.phrase):
+            continue  # a product name is scope even when every document names it
+        words = c.phrase.text.split()
+        if all(w.lower() in ORDINAL_HEADS or w.lower() in RELATIONAL_NOUNS for w in words) or (
+            len(words) == 1 and looks_plural(words[0]) and not st.is_name(c.phrase)
+        ):
+            # a class noun or an attribute scopes nothing: "is Kestrel Edge K3 for
+            # routers ...", "which of Starter or Pro for difference ..."
+            continue
+        if not set(c.stems) & have:
+            return c.phrase
+    return None

@@ -1,0 +1,69 @@
+"""The carry pass: a message with too little signal of its own gets the salient phrases
+of the user's recent and first turns, unless the learned selector sees nothing a person
+would carry."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tellmemore.conversation import constants as C
+from tellmemore.conversation.binding import (
+    Candidate,
+)
+from tellmemore.conversation.compose import (
+    append_phrases,
+)
+from tellmemore.conversation.gate import GateResult, gate
+from tellmemore.conversation.selector import candidates as selector_candidates
+from tellmemore.conversation.selector import default_model
+from tellmemore.types import Resolution
+
+if TYPE_CHECKING:
+    from tellmemore.conversation.passes.state import RunState
+
+
+def carry(
+    st: RunState,
+    message: str,
+    cands: list[Candidate],
+    *,
+    key: str,
+    verdict: GateResult | None = None,
+) -> Resolution:
+    """Too little signal: append the salient phrases of the user's recent and first
+    turns (design.md: phrases carry better than single high-IDF terms), unless the
+    learned selector sees nothing in the history a person would carry (a new
+    subject in few words: "Is privacy protected?")."""
+    if key == "topic" and selector_vetoes(st, message, verdict):
+        return Resolution(query=message)
+    user = [c for c in cands if c.role in ("user", "summary")]
+    picked: list[Candidate] = []
+    if user:
+        last_turn = max(c.turn for c in user)
+        picked.append(max((c for c in user if c.turn == last_turn), key=lambda c: c.score))
+        # then the best phrase of any other user turn (often the first: the topic)
+        for c in user:
+            if len(picked) >= C.CARRY_PHRASES:
+                break
+            if not set(c.stems) & {s for p in picked for s in p.stems}:
+                picked.append(c)
+    elif cands:
+        picked.append(cands[0])
+    picked = [c for c in picked if c.score >= C.MIN_ANTECEDENT]
+    if not picked:
+        return Resolution(query=message)
+    texts = [st.surface(c.phrase) for c in picked]
+    query = append_phrases(message, [(c.phrase, t) for c, t in zip(picked, texts, strict=True)])
+    return Resolution(query=query, bindings={key: ", ".join(texts)})
+
+
+def selector_vetoes(st: RunState, message: str, verdict: GateResult | None) -> bool:
+    """The selector's best history phrase is below C.SELECTOR_VETO: carry nothing."""
+    model = default_model()
+    if model is None or C.SELECTOR_VETO <= 0 or st.context.term_stats is None:
+        return False  # trained on an index's IDF: without one its features mean little
+    if verdict is None:
+        verdict = gate(message, st.history, salience=st.salience, headings=st.headings)
+    scored = selector_candidates(message, st.history, st.salience, verdict)
+    best = max((model.probability(s.features) for s in scored), default=0.0)
+    return best < C.SELECTOR_VETO

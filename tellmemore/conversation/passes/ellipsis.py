@@ -1,0 +1,115 @@
+"""The ellipsis pass: "and for Enterprise?", "what about Sundays?" rebuilt from the
+previous question made standalone."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tellmemore.conversation import constants as C
+from tellmemore.conversation.binding import (
+    Candidate,
+)
+from tellmemore.conversation.compose import (
+    same_ordinal,
+    splice_modifier,
+    substitute_subject,
+    time_qualifier,
+)
+from tellmemore.conversation.passes.carry import carry
+from tellmemore.conversation.referents import (
+    Ellipsis,
+    EllipsisKind,
+    find_ellipsis,
+    is_bare_time,
+    still_true,
+)
+from tellmemore.conversation.text import (
+    FUNCTION_WORDS,
+    GENERIC_NOUNS,
+    content_words,
+    tokenize,
+)
+from tellmemore.types import Resolution
+
+if TYPE_CHECKING:
+    from tellmemore.conversation.passes.state import RunState
+
+
+def rebuild_ellipsis(
+    st: RunState,
+    message: str,
+    ellipsis: Ellipsis,
+    cands: list[Candidate],
+    depth: int,
+    *,
+    typed_fragment: str | None = None,
+) -> Resolution:
+    """`typed_fragment`: the fragment as the user typed it, when a referent in it was just bound
+    ("and the monthly one?" -> "and Monthly pass?"): whether it names a subject of its
+    own is judged on the user's words, not on the antecedent's capitals."""
+    own = [
+        t.text
+        for t in tokenize(ellipsis.fragment if typed_fragment is None else typed_fragment)
+        if t.low not in FUNCTION_WORDS and t.low not in GENERIC_NOUNS
+    ]
+    distinctive = [w for w in own if w[:1].isupper() or st.salience.weight(w) >= C.DISTINCTIVE_IDF]
+    asks_again = still_true(ellipsis.opener)  # "is that different for Cloud Connect?"
+    if not asks_again and (
+        len(distinctive) >= C.OWN_SUBJECT_WORDS or (distinctive and len(own) >= C.OWN_SUBJECT_RUN)
+    ):
+        # "and about North Carolina in the Civil War", "what about the major discoveries
+        # made by the spacecraft Galileo?": the fragment names its subject, and is what
+        # is searched: the opener is conversation, which the dense model reads as words
+        if typed_fragment is None and ellipsis.kind is EllipsisKind.SUBJECT:
+            return Resolution(query=ellipsis.fragment)
+        return Resolution(query=message)
+    prev = st.previous_question(depth)
+    opener = ellipsis.opener.strip().lower()
+    if opener == "what if" and len(content_words(ellipsis.fragment)) >= 2:
+        # "what if I lose the bike?" brings a clause of its own: carrying the last
+        # subject ("students, passes") searched for passes, not for the lost bike
+        return Resolution(query=message)
+    if ellipsis.kind == EllipsisKind.MORE or prev is None:
+        return carry(st, message, cands, key=opener)
+    previous, base = prev
+    fragment = ellipsis.fragment
+    if ellipsis.kind == EllipsisKind.MODIFIER:
+        if is_bare_time(fragment):
+            fragment = time_qualifier(fragment)
+        query = splice_modifier(base, fragment)
+    else:
+        varied = _varied(previous) or sibling_in(st, base, fragment)
+        query = substitute_subject(base, fragment, st.salience, varied=varied)
+    if query is None:
+        return carry(st, message, cands, key=ellipsis.opener.strip().lower())
+    if typed_fragment is not None:
+        query = same_ordinal(query, typed_fragment)
+    # bound to the previous question made standalone: "Answering about: does the Pro
+    # plan include escalation?" says what "it" was, where the typed question would not
+    return Resolution(query=query, bindings={ellipsis.opener.strip().lower(): base})
+
+
+def sibling_in(st: RunState, base: str, fragment: str) -> str | None:
+    """An item of a recent list that `base` names, when `fragment` names another item of
+    that list: "what about the Norrland ones?" after "is the Kestrel Edge K7 supported
+    on the Starter plan?" replaces the Kestrel model, not the plan."""
+    low = base.lower()
+    for items, _ in st.recent_lists():
+        if any(p.text in fragment for p in items):
+            named = [p for p in items if p.text not in fragment and p.text.lower() in low]
+            if named:
+                return named[0].text
+    return None
+
+
+def _varied(question: str) -> str | None:
+    """The phrase a follow-up put in place ("Enterprise" in "and for Enterprise?")."""
+    previous = find_ellipsis(question)
+    if previous is None or previous.kind is EllipsisKind.MORE:
+        return None
+    toks = tokenize(previous.fragment)
+    if previous.kind is EllipsisKind.MODIFIER and toks:
+        toks = toks[1:]  # "for Enterprise": the preposition stays
+    if not toks:
+        return None
+    return previous.fragment[toks[0].start : toks[-1].end]
