@@ -182,6 +182,10 @@ class Resolution:
     unbound_referent: bool = False
     degraded: str | None = None
     candidates: tuple[str, ...] = ()
+    passes: tuple[str, ...] = ()
+    """The passes of the embedded resolver that changed the query, in order: "pronoun",
+    "definite", "ordinal", "alternatives", "ellipsis", "repair", "carry" (design.md, the
+    conversation layer's second shape); () when nothing was resolved."""
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)

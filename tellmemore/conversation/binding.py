@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from tellmemore.analysis import lexicon
+from tellmemore.analysis import lexicon, split_sentences
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.preamble import without_preamble
 from tellmemore.conversation.referents import Referent
@@ -77,7 +76,6 @@ _COPULAS = lexicon.words("copulas")
 _ADJECTIVE_ENDINGS = (
     "al", "ive", "ous", "ful", "able", "ible", "ic", "ant", "ent", "less", "ing", "ed", "ly",
 )  # fmt: skip
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“])|\n+")
 
 
 @dataclass(frozen=True)
@@ -437,7 +435,8 @@ def _fitting_pair(run: list[Token]) -> bool:
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    """The package's one sentence splitter (tellmemore.analysis)."""
+    return split_sentences(text)
 
 
 def collect_candidates(

@@ -38,7 +38,6 @@ from tellmemore.conversation.referents import (
     find_referents,
     is_repair,
     is_wh_fragment,
-    no_answer_complaint,
 )
 from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.conversation.text import content_words, stem, strip_citations
@@ -103,8 +102,7 @@ def _typed_is_noise(message: str, resolution: Resolution) -> bool:
     "how much is it?") or repair ("oh I meant saturn"): searched as typed they match any
     "within 30 days", "you pay the difference", price or page on Saturn, and what they point
     at, bound for sure, is in the resolved query."""
-    complaint = no_answer_complaint(message)
-    if complaint is not None and complaint.lower() in resolution.bindings:
+    if "repair" in resolution.passes:
         return True  # "why can't you answer?" matches any page that says "answer"
     if is_wh_fragment(message) or _switches_topic(message, resolution):
         return True  # a switch: "what about" searched as typed is conversation, not subject
@@ -112,7 +110,7 @@ def _typed_is_noise(message: str, resolution: Resolution) -> bool:
     if ellipsis is not None and is_repair(ellipsis.opener):
         # "oh I meant saturn", resolved as the previous question about saturn: the
         # fragment alone finds whatever says saturn
-        return ellipsis.opener.strip().lower() in resolution.bindings
+        return bool({"ellipsis", "carry"} & set(resolution.passes))
     refs = find_referents(message)
     if not refs or not all(r.text in resolution.bindings for r in refs):
         return False

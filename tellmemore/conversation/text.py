@@ -47,6 +47,26 @@ def strip_citations(text: str) -> str:
     return _CITATION.sub(lambda m: " " if _joins_words(text, m) else "", text)
 
 
+_MARKUP_HINTS = ("http", "www.", "<", "](", "*", "`", "#", "__")
+_LINK = lexicon.pattern("markdown_link")
+_URL = lexicon.pattern("url")
+_TAG = lexicon.pattern("markup_tag")
+_EMPHASIS = lexicon.pattern("emphasis")
+
+
+def readable(text: str) -> str:
+    """`text` as words a user would bind to: citation markers, URLs, Markdown/HTML markup
+    and emphasis removed, a link's text kept ("[the form](https://...)" -> "the form").
+    "the first one" must never bind "https" of a link, nor "it" a tag's attribute."""
+    text = strip_citations(text)
+    if not any(h in text for h in _MARKUP_HINTS):
+        return text
+    text = _LINK.sub(r"\1", text)
+    text = _URL.sub(" ", text)
+    text = _TAG.sub(" ", text)
+    return _EMPHASIS.sub(lambda m: " " if _joins_words(text, m) else "", text)
+
+
 def _joins_words(text: str, m: re.Match[str]) -> bool:
     return (
         m.start() > 0
@@ -180,6 +200,7 @@ __all__ = [
     "missing_protected",
     "norm",
     "protected_tokens",
+    "readable",
     "singular",
     "stem",
     "strip_citations",

@@ -157,7 +157,10 @@ def test_an_ellipsis_is_bound_to_the_previous_question_made_standalone() -> None
     ]
     res = resolve("what about the Enterprise plan?", history)
     assert res.query == "does the Enterprise plan include escalation?"
-    assert res.bindings == {"what about": "does the Pro plan include escalation?"}
+    # issue 20: the key is what the user typed, not the opener
+    bound = "does the Pro plan include escalation?"
+    assert res.bindings == {"what about the Enterprise plan": bound}
+    assert res.passes == ("ellipsis",)
 
 
 @pytest.mark.parametrize(
@@ -314,7 +317,7 @@ def test_a_bare_qualifier_qualifies_the_previous_question() -> None:
     history = [U("are helmets free?"), A("Helmets are free to borrow at every shop.")]
     res = resolve("for kids too?", history)
     assert res.query == "are helmets free for kids?"
-    assert res.bindings == {"for": "are helmets free?"}
+    assert res.bindings == {"for kids too": "are helmets free?"}
 
 
 @pytest.mark.parametrize("message", ["In my opinion it is bad", "at what time do shops close too?"])
@@ -584,4 +587,6 @@ def test_a_name_with_an_inner_capital_is_a_scope() -> None:
         A("Step 3: Open GlobalGate from the menu bar and enter the portal address. [1]"),
     ]
     res = resolve("what's the last step?", history)
-    assert res.bindings.get("scope") == "macOS", res
+    # issue 20: the scope is searched and shown in the query, bound to no "scope" key
+    assert res.query.endswith("for macOS?") and "scope" not in res.bindings, res
+    assert res.passes == ("ordinal", "carry")

@@ -43,7 +43,7 @@ def both(
     plural ("vulnerabilities")."""
     if ref.text.lower() not in ("they", "them") or not _BOTH.match(message[ref.end :]):
         return None
-    pair = previous_pair(st) if st._depth < C.ELLIPSIS_DEPTH else None
+    pair = previous_pair(st) if st.depth < C.ELLIPSIS_DEPTH else None
     if pair is None and (asked := asked_between(st)) is not None:
         pair = asked, "user"
     if pair is None and (heads := same_head_pair([c.phrase for c in cands])) is not None:
@@ -115,7 +115,7 @@ def alternative(
             if own & turn_stems:
                 score += 1.0 if turn.role == "user" else C.ASSISTANT_WEIGHT
         focus.append(score)
-    chained = st.chained_antecedent() if st._depth < C.ELLIPSIS_DEPTH else None
+    chained = st.chained_antecedent() if st.depth < C.ELLIPSIS_DEPTH else None
     if chained is not None:  # "what firmware does it need?" (it = NR-900): NR-900 has focus
         for k, it in enumerate(items):
             if set(it.stems) == set(chained[0].stems):

@@ -27,7 +27,9 @@ from tellmemore.conversation.passes.alternatives import (
     both,
     left_behind,
 )
+from tellmemore.conversation.passes.base import Follow
 from tellmemore.conversation.passes.ellipsis import rebuild_ellipsis
+from tellmemore.conversation.passes.ordinal import bind_ordinal
 from tellmemore.conversation.passes.pronoun import (
     can_be_pointed_at,
     ends_in_predicate,
@@ -38,6 +40,7 @@ from tellmemore.conversation.passes.state import (
     CHAINED_KINDS,
     Ambiguous,
     RunState,
+    with_passes,
 )
 from tellmemore.conversation.referents import (
     ORDINAL_HEADS,
@@ -55,6 +58,20 @@ from tellmemore.conversation.text import (
 )
 from tellmemore.types import Resolution
 
+NAME = "pronoun"
+"""The pass that binds referents; each bound one is recorded as pronoun, ordinal or
+alternatives (`pass_of`)."""
+
+
+def applies(st: RunState, m: Follow) -> bool:
+    return bool(m.refs)
+
+
+def run(st: RunState, m: Follow) -> Resolution | None:
+    return bind_referents(
+        st, m.message, m.refs, m.ellipsis, m.cands, m.items, m.list_turn, m.prefer, m.depth
+    )
+
 
 def bind_referents(
     st: RunState,
@@ -69,6 +86,7 @@ def bind_referents(
 ) -> Resolution:
     edits: list[tuple[Referent, str]] = []
     bindings: dict[str, str] = {}
+    fired: list[str] = []
     from_assistant = False
     bound_before: tuple[Referent, Phrase] | None = None
     for ref in refs:
@@ -82,13 +100,15 @@ def bind_referents(
             # "the second one, does it include helmets?": "it" is that one; "are
             # those sport played by women, can they play them?": "them" is those
             continue
-        out = both(st, ref, message, cands) or bind_one(st, ref, cands, items, list_turn, prefer)
+        paired = both(st, ref, message, cands)
+        out = paired or bind_one(st, ref, cands, items, list_turn, prefer)
         if isinstance(out, Ambiguous):  # a coin flip between alternatives: ask
             return Resolution(
                 query=message,
                 ambiguous=True,
                 clarification=clarification_question(out.options),
                 candidates=tuple(p.text for p in out.options),
+                passes=("alternatives",),
             )
         if out is None:
             continue
@@ -99,6 +119,7 @@ def bind_referents(
         bound_before = (ref, phrase)
         text = st.surface(phrase)
         bindings[ref.text] = text
+        fired.append(pass_of(ref, paired is not None or prefer is not None))
         edits.append((ref, replacement(ref, phrase, text, message)))
         from_assistant |= source_role != "user"
     if not edits and all(stands_alone(st, message, r, cands, items) for r in refs):
@@ -112,16 +133,28 @@ def bind_referents(
     query = splice(message, edits)
     if ellipsis is not None and ellipsis.kind != EllipsisKind.MORE:
         again = find_ellipsis(query) or ellipsis
-        res = rebuild_ellipsis(st, query, again, cands, depth, typed_fragment=ellipsis.fragment)
-        return replace(res, bindings={**bindings, **res.bindings})
+        res = rebuild_ellipsis(
+            st, query, again, cands, depth, typed_fragment=ellipsis.fragment, typed=message
+        )
+        return with_passes(replace(res, bindings={**bindings, **res.bindings}), *fired)
     if from_assistant:
         scope = topic_scope(st, query, bindings, cands)
         if scope is not None:
             first = edits[0][0]
             scope_text = f"{scope.prep or 'for'} {st.surface(scope)}"
             query = splice(message, edits, scope=(first, scope_text))
-            bindings["scope"] = st.surface(scope)
-    return Resolution(query=query, bindings=bindings)
+            fired.append("carry")  # searched and shown in the query, bound to no referent
+    return Resolution(query=query, bindings=bindings, passes=tuple(dict.fromkeys(fired)))
+
+
+def pass_of(ref: Referent, chose: bool) -> str:
+    """The pass a bound referent belongs to. `chose`: it picked among alternatives ("they
+    both", a reply to a clarifying question)."""
+    if chose or ref.kind in ALTERNATIVE_KINDS:
+        return "alternatives"
+    if ref.kind is ReferentKind.ORDINAL:
+        return "ordinal"
+    return "pronoun"
 
 
 def bind_one(
@@ -136,18 +169,7 @@ def bind_one(
         match = matching(prefer, items) or Phrase(prefer, tuple(map(stem, prefer.split())))
         return match, "assistant"
     if ref.kind == ReferentKind.ORDINAL:
-        if not items:
-            items = st.items(loose=True)[0]
-        if not items:
-            return None
-        n = ref.ordinal or 1
-        if 1 < ref.count <= len(items):  # "the last two"
-            picked = items[-ref.count :] if n == -1 else items[: ref.count]
-            joined = " and ".join(st.surface(p) for p in picked)
-            return Phrase(joined, tuple(s for p in picked for s in p.stems)), "assistant"
-        if n == -1 or n <= len(items):
-            return items[n - 1 if n > 0 else -1], "assistant"
-        return None
+        return bind_ordinal(st, ref, items)
     if ref.modifier and ref.kind in (ReferentKind.ONE, ReferentKind.DEMONSTRATIVE):
         named = [p for p in items if stem(ref.modifier) in p.stems]
         named = named or st.items_naming(ref.modifier)
@@ -178,12 +200,12 @@ def bind_one(
         if pair is not None:  # "static secrets" ... "dynamic secrets": which one?
             joined = " or ".join(st.surface(p) for p in pair)
             return Phrase(joined, tuple(s for p in pair for s in p.stems)), "assistant"
-        chained = st.chained_antecedent() if st._depth < C.ELLIPSIS_DEPTH else None
+        chained = st.chained_antecedent() if st.depth < C.ELLIPSIS_DEPTH else None
         if chained is not None and " and " in chained[0].text:
             # "how do I set them up?" was about two models: "which one" is one of them
             options = chained[0].text.replace(" and ", " or ")
             return Phrase(options, chained[0].stems), "user"
-    if ref.kind in CHAINED_KINDS and st._depth < C.ELLIPSIS_DEPTH:
+    if ref.kind in CHAINED_KINDS and st.depth < C.ELLIPSIS_DEPTH:
         picked = st.picked_alternative()
         if picked is not None and agreement(ref, picked) >= 1.0:
             return picked, "user"  # the user asked for it: no scope to add

@@ -14,12 +14,24 @@ from tellmemore.conversation.compose import (
     append_phrases,
 )
 from tellmemore.conversation.gate import GateResult, gate
+from tellmemore.conversation.passes.base import Follow
+from tellmemore.conversation.passes.state import as_typed
 from tellmemore.conversation.selector import candidates as selector_candidates
 from tellmemore.conversation.selector import default_model
 from tellmemore.types import Resolution
 
+NAME = "carry"
+
 if TYPE_CHECKING:
     from tellmemore.conversation.passes.state import RunState
+
+
+def applies(st: RunState, m: Follow) -> bool:
+    return True  # the last resort: the gate said the message needs its topic
+
+
+def run(st: RunState, m: Follow) -> Resolution | None:
+    return carry(st, m.message, m.cands, topic=True, verdict=m.verdict)
 
 
 def carry(
@@ -27,14 +39,17 @@ def carry(
     message: str,
     cands: list[Candidate],
     *,
-    key: str,
+    topic: bool,
+    typed: str | None = None,
     verdict: GateResult | None = None,
 ) -> Resolution:
     """Too little signal: append the salient phrases of the user's recent and first
     turns (design.md: phrases carry better than single high-IDF terms), unless the
     learned selector sees nothing in the history a person would carry (a new
-    subject in few words: "Is privacy protected?")."""
-    if key == "topic" and selector_vetoes(st, message, verdict):
+    subject in few words: "Is privacy protected?"). `topic`: the message lacks a subject
+    (the selector may veto); else an ellipsis asked for more. `typed`: the message as the
+    user typed it, the binding's key (`message` may hold bindings already)."""
+    if topic and selector_vetoes(st, message, verdict):
         return Resolution(query=message)
     user = [c for c in cands if c.role in ("user", "summary")]
     picked: list[Candidate] = []
@@ -54,7 +69,8 @@ def carry(
         return Resolution(query=message)
     texts = [st.surface(c.phrase) for c in picked]
     query = append_phrases(message, [(c.phrase, t) for c, t in zip(picked, texts, strict=True)])
-    return Resolution(query=query, bindings={key: ", ".join(texts)})
+    key = as_typed(typed if typed is not None else message)
+    return Resolution(query=query, bindings={key: ", ".join(texts)}, passes=(NAME,))
 
 
 def selector_vetoes(st: RunState, message: str, verdict: GateResult | None) -> bool:

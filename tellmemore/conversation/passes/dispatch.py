@@ -1,91 +1,90 @@
 """The order of the passes: which kind of follow-up a message is, and the pass that
-resolves it."""
+resolves it. Each pass keeps one contract (passes/base.py: `applies`, `run`); the first
+that applies and does not decline gives the resolution, recorded in `Resolution.passes`.
+A new kind of follow-up is one cue row in the lexicon, one pass module in this list and
+its cases."""
 
 from __future__ import annotations
 
-from tellmemore.analysis import lexicon
-from tellmemore.conversation.binding import (
-    collect_candidates,
-)
-from tellmemore.conversation.definites import find_definite, spliced
-from tellmemore.conversation.gate import GateResult, gate
+from tellmemore.conversation.binding import collect_candidates
+from tellmemore.conversation.gate import gate
+from tellmemore.conversation.passes import bind, carry, definite, ellipsis, repair
 from tellmemore.conversation.passes.alternatives import clarification_reply
-from tellmemore.conversation.passes.bind import bind_referents
-from tellmemore.conversation.passes.carry import carry
-from tellmemore.conversation.passes.ellipsis import rebuild_ellipsis
-from tellmemore.conversation.passes.state import ALTERNATIVE_KINDS, RunState
+from tellmemore.conversation.passes.base import Follow, Pass
+from tellmemore.conversation.passes.state import ALTERNATIVE_KINDS, RunState, with_passes
 from tellmemore.conversation.referents import (
-    Referent,
     ReferentKind,
     find_ellipsis,
     find_referents,
     no_answer_complaint,
 )
-from tellmemore.conversation.text import (
-    content_words,
-    stem,
-    tokenize,
-)
+from tellmemore.conversation.text import content_words, stem, tokenize
 from tellmemore.types import Resolution
 
 
+class _SelfContained:
+    """Not a pass: a message with neither referent nor ellipsis that the gate finds
+    self-sufficient is searched as typed, and no later pass runs."""
+
+    NAME = ""
+
+    @staticmethod
+    def applies(st: RunState, m: Follow) -> bool:
+        if m.refs or m.ellipsis is not None or m.prefer is not None:
+            return False
+        m.verdict = gate(m.message, st.history, salience=st.salience, headings=st.headings)
+        return not m.verdict.needs_resolution
+
+    @staticmethod
+    def run(st: RunState, m: Follow) -> Resolution | None:
+        return Resolution(query=m.message)  # its own subject: carry nothing
+
+
+PASSES: tuple[Pass, ...] = (repair, _SelfContained(), definite, bind, ellipsis, carry)
+"""In order. `bind` runs the pronoun, ordinal and alternatives passes, one referent each."""
+
+
 def resolve(st: RunState, message: str, *, depth: int, prefer: str | None = None) -> Resolution:
-    st._depth = depth
-    history = st.history
-    if not any(t.content.strip() for t in history) or not tokenize(message):
+    """`message` made standalone over `st`'s history; `prefer`: the option a clarification
+    reply chose (a sub-run re-resolving the question it answered)."""
+    st.depth = depth
+    if not any(t.content.strip() for t in st.history) or not tokenize(message):
         return Resolution(query=message)
     if prefer is None:
         chained = clarification_reply(st, message, depth)
         if chained is not None:
-            return chained
+            return with_passes(chained, "alternatives")
     st.salience.prime([message, st.context.summary, *st.read_texts()])
     refs = find_referents(message)
-    ellipsis = find_ellipsis(message)
-    verdict: GateResult | None = None
-    complaint = no_answer_complaint(message) if ellipsis is None else None
-    if complaint is not None and prefer is None and _only_pointing_at_the_answer(message, refs):
-        prev = st.previous_question(depth)
-        if prev is not None:  # the previous question, still unanswered, asked again
-            return Resolution(query=prev[1], bindings={complaint.lower(): prev[1]})
-    if not refs and ellipsis is None and prefer is None:
-        verdict = gate(message, history, salience=st.salience, headings=st.headings)
-        if not verdict.needs_resolution:
-            return Resolution(query=message)  # its own subject: carry nothing
-        definite = (
-            find_definite(message, history) if verdict.reason.startswith("definite") else None
-        )
-        if definite is not None:
-            text = st.surface(definite.antecedent)
-            return Resolution(
-                query=spliced(message, definite, text), bindings={definite.text: text}
-            )
+    found = find_ellipsis(message)
+    complaint = no_answer_complaint(message) if found is None else None
+    m = Follow(message, depth, prefer, refs, found, complaint)
+    for p in PASSES:
+        if not p.applies(st, m):
+            continue
+        if p in (bind, ellipsis, carry) and not m.cands:
+            _read_candidates(st, m)
+        res = p.run(st, m)
+        if res is not None:
+            return res
+    return Resolution(query=message)
+
+
+def _read_candidates(st: RunState, m: Follow) -> None:
+    """The antecedent candidates (none the message already says, no table column, nothing
+    the previous ellipsis swapped out) and, when a referent asks for them, list items."""
     cands = collect_candidates(
-        history, st.salience, window=st.context.window, summary=st.context.summary
+        st.history, st.salience, window=st.context.window, summary=st.context.summary
     )
-    own = {stem(w) for w in content_words(message)}
+    own = {stem(w) for w in content_words(m.message)}
     dropped = st.swapped_out()
-    cands = [
+    m.cands = [
         c
         for c in cands
         if not set(c.stems) <= own and not st.is_column(c) and not set(c.stems) & dropped
     ]
-    needs_items = prefer is not None or any(
-        r.kind in (*ALTERNATIVE_KINDS, ReferentKind.ORDINAL) for r in refs
+    needs_items = m.prefer is not None or any(
+        r.kind in (*ALTERNATIVE_KINDS, ReferentKind.ORDINAL) for r in m.refs
     )
-    items, list_turn = st.items() if needs_items else ([], -1)
-    if refs:
-        return bind_referents(st, message, refs, ellipsis, cands, items, list_turn, prefer, depth)
-    if ellipsis is not None:
-        return rebuild_ellipsis(st, message, ellipsis, cands, depth)
-    return carry(st, message, cands, key="topic", verdict=verdict)
-
-
-def _only_pointing_at_the_answer(message: str, refs: list[Referent]) -> bool:
-    """ "why can't you answer that?": the complaint's only referents are what it could not
-    answer, not a thing to search for."""
-    complaint = no_answer_complaint(message) or ""
-    end = message.lower().find(complaint.lower()) + len(complaint)
-    return all(r.start >= end and r.text.lower() in _ANSWER_POINTERS for r in refs)
-
-
-_ANSWER_POINTERS = lexicon.words("answer_pointers")
+    if needs_items:
+        m.items, m.list_turn = st.items()

@@ -15,7 +15,9 @@ from tellmemore.conversation.compose import (
     substitute_subject,
     time_qualifier,
 )
+from tellmemore.conversation.passes.base import Follow
 from tellmemore.conversation.passes.carry import carry
+from tellmemore.conversation.passes.state import as_typed, with_passes
 from tellmemore.conversation.referents import (
     Ellipsis,
     EllipsisKind,
@@ -31,8 +33,20 @@ from tellmemore.conversation.text import (
 )
 from tellmemore.types import Resolution
 
+NAME = "ellipsis"
+
 if TYPE_CHECKING:
     from tellmemore.conversation.passes.state import RunState
+
+
+def applies(st: RunState, m: Follow) -> bool:
+    return m.ellipsis is not None
+
+
+def run(st: RunState, m: Follow) -> Resolution | None:
+    if m.ellipsis is None:
+        return None
+    return rebuild_ellipsis(st, m.message, m.ellipsis, m.cands, m.depth)
 
 
 def rebuild_ellipsis(
@@ -43,6 +57,7 @@ def rebuild_ellipsis(
     depth: int,
     *,
     typed_fragment: str | None = None,
+    typed: str | None = None,
 ) -> Resolution:
     """`typed_fragment`: the fragment as the user typed it, when a referent in it was just bound
     ("and the monthly one?" -> "and Monthly pass?"): whether it names a subject of its
@@ -61,7 +76,7 @@ def rebuild_ellipsis(
         # made by the spacecraft Galileo?": the fragment names its subject, and is what
         # is searched: the opener is conversation, which the dense model reads as words
         if typed_fragment is None and ellipsis.kind is EllipsisKind.SUBJECT:
-            return Resolution(query=ellipsis.fragment)
+            return Resolution(query=ellipsis.fragment, passes=(NAME,))
         return Resolution(query=message)
     prev = st.previous_question(depth)
     opener = ellipsis.opener.strip().lower()
@@ -70,7 +85,7 @@ def rebuild_ellipsis(
         # subject ("students, passes") searched for passes, not for the lost bike
         return Resolution(query=message)
     if ellipsis.kind == EllipsisKind.MORE or prev is None:
-        return carry(st, message, cands, key=opener)
+        return _carried(st, message, cands, typed)
     previous, base = prev
     fragment = ellipsis.fragment
     if ellipsis.kind == EllipsisKind.MODIFIER:
@@ -81,12 +96,13 @@ def rebuild_ellipsis(
         varied = _varied(previous) or sibling_in(st, base, fragment)
         query = substitute_subject(base, fragment, st.salience, varied=varied)
     if query is None:
-        return carry(st, message, cands, key=ellipsis.opener.strip().lower())
+        return _carried(st, message, cands, typed)
     if typed_fragment is not None:
         query = same_ordinal(query, typed_fragment)
     # bound to the previous question made standalone: "Answering about: does the Pro
     # plan include escalation?" says what "it" was, where the typed question would not
-    return Resolution(query=query, bindings={ellipsis.opener.strip().lower(): base})
+    key = as_typed(typed if typed is not None else message)
+    return Resolution(query=query, bindings={key: base}, passes=(NAME,))
 
 
 def sibling_in(st: RunState, base: str, fragment: str) -> str | None:
@@ -113,3 +129,9 @@ def _varied(question: str) -> str | None:
     if not toks:
         return None
     return previous.fragment[toks[0].start : toks[-1].end]
+
+
+def _carried(st: RunState, message: str, cands: list[Candidate], typed: str | None) -> Resolution:
+    """An ellipsis with no previous question to rebuild ("tell me more"): the topic carried."""
+    res = carry(st, message, cands, topic=False, typed=typed if typed is not None else message)
+    return with_passes(res, NAME) if res.passes else res

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
@@ -40,6 +40,7 @@ from tellmemore.conversation.resolvers.base import ResolveContext
 from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.conversation.text import (
     content_words,
+    readable,
     stem,
     strip_citations,
     surface_form,
@@ -53,20 +54,21 @@ def _readable(
     term_stats: TermStatsLookup | None = None,
     prepared: Set[int] = frozenset(),
 ) -> tuple[list[Turn], list[int]]:
-    """The history with citation marks stripped, the user's typos fixed (as the turn fixed
-    them for its own search: "climage" would otherwise be the rarest, most salient word of
-    the conversation) and clarification replies read as their option, on the turns the
-    resolver reads; and those turns' indices: the first exchange and the last
-    max(READ_TURNS, 2 x (window + 2)) turns (candidates, selector, ellipsis chain). A long
-    session costs no more per turn."""
+    """The history with citations and markup stripped (`text.readable`), the user's typos
+    fixed (as the turn fixed them for its own search: "climage" would otherwise be the
+    rarest, most salient word of the conversation) and clarification replies read as their
+    option, on the turns the resolver reads; and those turns' indices: the first exchange
+    and the last max(READ_TURNS, 2 x (window + 2)) turns (candidates, selector, ellipsis
+    chain). A long session costs no more per turn."""
     tail = max(C.READ_TURNS, 2 * (window + 2))
     read = sorted({*range(min(2, len(history))), *range(max(0, len(history) - tail), len(history))})
     out = list(history)
     for i in read:
         if i in prepared:
             continue
-        if "[" in out[i].content:
-            out[i] = Turn(out[i].role, strip_citations(out[i].content))
+        clean = readable(out[i].content)
+        if clean != out[i].content:
+            out[i] = Turn(out[i].role, clean)
         if out[i].role == "user" and term_stats is not None:
             fixed, _ = correct_spelling(out[i].content, term_stats)
             if fixed != out[i].content:
@@ -172,6 +174,18 @@ CLAUSE = lexicon.pattern("clause")
 """Where a clause ends: a noun phrase before it can be a later pronoun's antecedent."""
 
 
+def as_typed(text: str) -> str:
+    """A binding's key: the words of the message that point back, as the user typed them
+    ("and for Enterprise", "the first one"), never a label of ours ("scope", "topic")."""
+    return " ".join(text.split()).strip(" ?.!,;:")
+
+
+def with_passes(res: Resolution, *names: str) -> Resolution:
+    """`res` recording that `names` fired, before the passes it records already."""
+    merged = tuple(dict.fromkeys((*names, *res.passes)))
+    return res if merged == res.passes else replace(res, passes=merged)
+
+
 class RunState:
     """One resolution: the history, the shared salience cache, the candidates."""
 
@@ -187,7 +201,7 @@ class RunState:
         self.context = context
         self.salience = Salience(context.term_stats)
         self.headings = headings_of(context.headings)
-        self._depth = 0
+        self.depth = 0
         self._chain: tuple[Phrase, str] | bool | None = False
         """The chained antecedent once looked up (False: not yet)."""
         self._picked: Phrase | bool | None = False
@@ -256,7 +270,7 @@ class RunState:
             if previous is not None:
                 sub = self.sub_run(previous[0])
                 sub.salience = self.salience
-                self._prev_res = (sub, sub.resolve(previous[1], depth=self._depth + 1))
+                self._prev_res = (sub, sub.resolve(previous[1], depth=self.depth + 1))
         return self._prev_res
 
     def last_own_subject(self) -> int:

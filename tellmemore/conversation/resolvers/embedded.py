@@ -47,7 +47,7 @@ class EmbeddedResolver:
         asked = preamble.rest if preamble is not None else message
         try:
             res = RunState(list(history), context).resolve(asked, depth=0)
-            if preamble is not None and preamble.switches and set(res.bindings) == {"topic"}:
+            if preamble is not None and preamble.switches and res.passes == ("carry",):
                 res = Resolution(query=asked)  # "by the way, ...": the topic is left behind
         except Exception as exc:
             logger.exception("embedded resolver failed on %r", message[:200])
