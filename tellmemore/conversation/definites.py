@@ -82,13 +82,3 @@ def _names_more(word: str) -> bool:
     """The word after "the X" continues the noun phrase ("the query API"), unless it is a
     function word or a verb ("how is the fee calculated?", "does the pass cover ...")."""
     return word not in FUNCTION_WORDS and word not in COMMON_VERBS and not word.endswith("ed")
-
-
-def spliced(message: str, definite: Definite, antecedent_text: str) -> str:
-    """`message` with the head word replaced by the antecedent ("the pinhole projector");
-    a possessive keeps its mark ("the New England Patriots' coach")."""
-    word = definite.word
-    if norm(word) != word.lower().replace("’", "'"):
-        antecedent_text += "'" if antecedent_text.endswith("s") else "'s"
-    end = definite.start + len(word)
-    return message[: definite.start] + antecedent_text + message[end:]

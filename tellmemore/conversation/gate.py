@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience, TermStatsLookup
-from tellmemore.conversation.compose import parse_clarification
 from tellmemore.conversation.definites import find_definite
 from tellmemore.conversation.headings import Headings, IndexHeadings
+from tellmemore.conversation.realize import parse_clarification
 from tellmemore.conversation.referents import (
     find_ellipsis,
     find_referents,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tellmemore.conversation.binding import Salience
-from tellmemore.conversation.compose import splice_modifier, substitute_subject
+from tellmemore.conversation.realize import splice_modifier, substitute_subject
 from tellmemore.conversation.referents import find_referents
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
 from tellmemore.conversation.text import tokenize
@@ -267,7 +267,7 @@ def test_the_docstring_example_is_true() -> None:
 
 
 def test_only_the_turns_the_resolver_reads_are_prepared() -> None:
-    from tellmemore.conversation.passes.state import _readable
+    from tellmemore.conversation.passes.readable import _readable
 
     old = [U("What is Cloud Connect? [1]"), A("A private link [1].")] * 40
     recent = [U("Do you mean Standard or Enterprise escalation?"), A("see [2]")]

@@ -13,14 +13,10 @@ from tellmemore.conversation.binding import (
     Phrase,
     same_head_pair,
 )
-from tellmemore.conversation.compose import (
+from tellmemore.conversation.passes.readable import chosen_option, offered_choice
+from tellmemore.conversation.passes.state import Ambiguous, RunState
+from tellmemore.conversation.realize import (
     append_phrases,
-)
-from tellmemore.conversation.passes.state import (
-    Ambiguous,
-    RunState,
-    chosen_option,
-    offered_choice,
 )
 from tellmemore.conversation.referents import (
     Referent,

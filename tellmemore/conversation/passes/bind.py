@@ -16,11 +16,6 @@ from tellmemore.conversation.binding import (
     same_head_pair,
     same_number,
 )
-from tellmemore.conversation.compose import (
-    clarification_question,
-    replacement,
-    splice,
-)
 from tellmemore.conversation.passes.alternatives import (
     alternative,
     asked_between,
@@ -41,6 +36,12 @@ from tellmemore.conversation.passes.state import (
     Ambiguous,
     RunState,
     with_passes,
+)
+from tellmemore.conversation.realize import (
+    clarification_question,
+    replacement,
+    scope_text,
+    splice,
 )
 from tellmemore.conversation.referents import (
     ORDINAL_HEADS,
@@ -141,8 +142,7 @@ def bind_referents(
         scope = topic_scope(st, query, bindings, cands)
         if scope is not None:
             first = edits[0][0]
-            scope_text = f"{scope.prep or 'for'} {st.surface(scope)}"
-            query = splice(message, edits, scope=(first, scope_text))
+            query = splice(message, edits, scope=(first, scope_text(scope.prep, st.surface(scope))))
             fired.append("carry")  # searched and shown in the query, bound to no referent
     return Resolution(query=query, bindings=bindings, passes=tuple(dict.fromkeys(fired)))
 

@@ -10,12 +10,12 @@ from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import (
     Candidate,
 )
-from tellmemore.conversation.compose import (
-    append_phrases,
-)
 from tellmemore.conversation.gate import GateResult, gate
 from tellmemore.conversation.passes.base import Follow
 from tellmemore.conversation.passes.state import as_typed
+from tellmemore.conversation.realize import (
+    append_phrases,
+)
 from tellmemore.conversation.selector import candidates as selector_candidates
 from tellmemore.conversation.selector import default_model
 from tellmemore.types import Resolution

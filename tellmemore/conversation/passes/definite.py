@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from tellmemore.conversation.definites import find_definite, spliced
+from tellmemore.conversation.definites import find_definite
 from tellmemore.conversation.passes.base import Follow
 from tellmemore.conversation.passes.state import RunState
+from tellmemore.conversation.realize import splice_word
 from tellmemore.types import Resolution
 
 NAME = "definite"
@@ -21,5 +22,7 @@ def run(st: RunState, m: Follow) -> Resolution | None:
         return None
     text = st.surface(definite.antecedent)
     return Resolution(
-        query=spliced(m.message, definite, text), bindings={definite.text: text}, passes=(NAME,)
+        query=splice_word(m.message, definite.start, definite.word, text),
+        bindings={definite.text: text},
+        passes=(NAME,),
     )

@@ -9,15 +9,15 @@ from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import (
     Candidate,
 )
-from tellmemore.conversation.compose import (
+from tellmemore.conversation.passes.base import Follow
+from tellmemore.conversation.passes.carry import carry
+from tellmemore.conversation.passes.state import as_typed, with_passes
+from tellmemore.conversation.realize import (
     same_ordinal,
     splice_modifier,
     substitute_subject,
     time_qualifier,
 )
-from tellmemore.conversation.passes.base import Follow
-from tellmemore.conversation.passes.carry import carry
-from tellmemore.conversation.passes.state import as_typed, with_passes
 from tellmemore.conversation.referents import (
     Ellipsis,
     EllipsisKind,

@@ -23,6 +23,7 @@ from typing import ClassVar
 
 from tellmemore.conversation.passes.state import RunState
 from tellmemore.conversation.preamble import split_preamble
+from tellmemore.conversation.realize import keep_protected
 from tellmemore.conversation.resolvers.base import ResolveContext
 from tellmemore.conversation.text import missing_protected
 from tellmemore.types import Resolution, Turn
@@ -54,5 +55,5 @@ class EmbeddedResolver:
             res = Resolution(query=message, degraded=f"embedded resolver error: {exc!r}")
         missing = missing_protected(message, res.query)
         if missing:  # the contract: codes, numbers and dates of the message reach the index
-            res = replace(res, query=f"{res.query} {' '.join(missing)}")
+            res = replace(res, query=keep_protected(res.query, missing))
         return replace(res, resolver=self.name, latency_ms=(time.perf_counter() - start) * 1000.0)

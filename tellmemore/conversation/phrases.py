@@ -1,0 +1,365 @@
+"""Noun phrases of a text: runs of content words cut at verbs, punctuation and clause words,
+parsed once per text and cached. No tagger: word lists from the lexicon and shape cues."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from tellmemore.analysis import lexicon, split_sentences
+from tellmemore.conversation import constants as C
+from tellmemore.conversation.text import (
+    AUXILIARIES,
+    COMMON_VERBS,
+    FUNCTION_WORDS,
+    GENERIC_NOUNS,
+    Token,
+    is_protected,
+    norm,
+    stem,
+    tokenize,
+)
+
+PREPOSITIONS = lexicon.words("binding_prepositions")
+
+
+_DETS = lexicon.words("phrase_determiners")
+
+
+_SUBJECT_PRONOUNS = lexicon.words("subject_pronouns")
+
+
+_DO = lexicon.words("binding_do")
+"""Auxiliaries that take a bare verb: "Will sickle cell kill me?" ends its subject at "kill"."""
+
+
+_VERBISH = COMMON_VERBS | AUXILIARIES | lexicon.words("verbish_more")
+"""Words after a do-support subject that are its verb: the subject phrase ended before."""
+
+
+_NOT_NOUNS = lexicon.words("not_nouns")
+"""Frequent adjectives and adverbs a lone word can be, which no pronoun points at
+(superlatives too: "the cheapest" is the cheapest something)."""
+
+
+PREDICATES = _NOT_NOUNS | lexicon.words("predicates_more")
+"""Adjectives said of a noun at the end of a run ("is the flat tyre free"): kept in the
+phrase (the human rewrites carry them too), but no part of a subject that is replaced."""
+
+
+_COUNT_WORDS = lexicon.words("binding_count_words")
+
+
+_TRAILING_ADVERBS = lexicon.words("trailing_adverbs")
+"""Adverbs that end a run of content words but are no part of its noun phrase."""
+
+
+_POSTPOSITIVE = lexicon.words("postpositive")
+"""Adjectives said of the noun before them ("are there Lite pricing plans available?",
+"Moxie sounds familiar"): no part of the noun phrase."""
+
+
+_ASPECTUAL = lexicon.words("aspectual")
+"""Verbs whose "-ing" is the action itself ("it keeps failing"), not a thing they act on."""
+
+
+_IMPERATIVES = lexicon.words("imperatives")
+"""Verbs a request opens with ("Name two spacecraft ...", "List the benefits ...")."""
+
+
+_NUMBER_WORDS = lexicon.words("number_words")
+
+
+_NOT_PARTICIPLES = lexicon.words("not_participles")
+"""Nouns that end like a past participle."""
+
+
+_JOINERS = lexicon.words("joiners")
+"""Joiners allowed inside a capitalised name ("Bank of America")."""
+
+
+_BREAK_PUNCT = lexicon.pattern("break_punct")
+
+
+_SENTENCE_END = lexicon.pattern("sentence_end")
+
+
+_COPULAS = lexicon.words("copulas")
+
+
+_ADJECTIVE_ENDINGS = (
+    "al", "ive", "ous", "ful", "able", "ible", "ic", "ant", "ent", "less", "ing", "ed", "ly",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A run of content words in one text, as written there."""
+
+    text: str
+    stems: tuple[str, ...]
+    prep: str | None = None
+    """The preposition before it in its sentence ("on" in "on cloud connect")."""
+    capitalized: bool = False
+    det: bool = False
+    """Written after a determiner ("the monthly pass"): substitutions keep one."""
+
+
+def phrases(text: str) -> list[Phrase]:
+    """Noun-phrase-like runs of content words of `text`, left to right.
+
+    No tagger: runs break at function words, frequent verbs and punctuation; a lone
+    word that reads as an adjective, a participle, a predicate ("is crucial") or a
+    generic noun ("week", "things") is no antecedent.
+
+    Cached by text: every turn re-reads the same history turns (the selector alone
+    reads up to nine texts per turn), so each is parsed once per conversation.
+    """
+    if len(text) > C.CACHE_MAX_CHARS:
+        return list(_parse_phrases(text))
+    return list(_phrases(text))
+
+
+@functools.lru_cache(maxsize=C.PHRASE_CACHE_TEXTS)
+def _phrases(text: str) -> tuple[Phrase, ...]:
+    return _parse_phrases(text)
+
+
+def _parse_phrases(text: str) -> tuple[Phrase, ...]:
+    toks = tokenize(text)
+    out: list[Phrase] = []
+    run: list[Token] = []
+    prep: str | None = None
+    last_prep: str | None = None
+    det = False
+    last_det = False
+    before = ""
+    last_fn = ""
+    initial: set[int] = set()
+    do_pending = False
+    do_subject = False
+
+    def flush(at_break: bool = False, verb_follows: bool = False) -> None:
+        nonlocal run
+        while run and run[-1].low in _JOINERS:
+            run.pop()
+        if do_subject and not verb_follows and len(run) > 1 and run[-1].text.islower():
+            run.pop()  # "how does version 6.15.0 differ from ...": do-support's bare verb
+        while len(run) > 1 and (
+            _is_participle(run[-1].text) or run[-1].low in _TRAILING_ADVERBS | _POSTPOSITIVE
+        ):
+            run.pop()  # "the Act enacted", "states located": a verb ends the noun phrase;
+            # "return the bike late": an adverb does too ("late fee" keeps its "late")
+        if run and _is_antecedent(run, before, det, initial, at_break):
+            out.extend(_cut(text, run, prep, det, initial))
+        run = []
+
+    for i, tok in enumerate(toks):
+        between = text[toks[i - 1].end : tok.start] if i else ""
+        if i == 0 or _SENTENCE_END.search(between):
+            initial.add(tok.start)
+        if i > 0 and _BREAK_PUNCT.search(between):
+            flush(at_break=True)
+            do_pending = False
+            last_prep, last_det, last_fn = None, False, ""
+        low = norm(tok.text)
+        if (
+            not run
+            and tok.text.islower()
+            and i > 0
+            and toks[i - 1].low == "how"
+            and low not in FUNCTION_WORDS
+        ):
+            last_fn = low  # "how fast", "how often": an adverb or adjective, no noun
+            continue
+        if not run and tok.text.islower() and _after_subject_pronoun(toks, i):
+            flush()  # "do they respond", "which one protects more": the subject's verb
+            last_fn = low
+            continue
+        if low in ("one", "ones") and len(run) == 1 and _is_graded(run[0].text):
+            run = []  # "the cheaper one", "the fastest ones": a referent, not a thing
+        if low == "than" and run and _is_comparative(run[-1].text):
+            run.pop()  # "is a dynamic secret better than ...": a comparative, not the noun
+        joiner = (
+            low in _JOINERS
+            and run
+            and run[-1].text[:1].isupper()
+            and i + 1 < len(toks)
+            and toks[i + 1].text[:1].isupper()
+        )
+        opens = tok.start in initial or (i > 0 and toks[i - 1].low in ("please", "you"))
+        if opens and _opens_request(low, toks[i + 1 : i + 2]):
+            flush()
+            last_fn = low
+            continue
+        if (
+            joiner
+            or _noun_of_compound(toks, i, run, do_subject)
+            or (low not in FUNCTION_WORDS and low not in COMMON_VERBS and low)
+        ):
+            if not run:
+                prep, det, before = last_prep, last_det, last_fn
+                do_subject, do_pending = do_pending, False
+            run.append(tok)
+            continue
+        flush(verb_follows=low in _VERBISH)
+        if low in _DO:
+            do_pending = True
+        elif low not in _DETS:
+            do_pending = False
+        last_fn = low
+        if low in _DETS:
+            last_det = True
+        else:
+            last_prep, last_det = (low if low in PREPOSITIONS else None), False
+    flush(at_break=True)
+    return tuple(out)
+
+
+def _noun_of_compound(toks: list[Token], i: int, run: list[Token], in_question: bool) -> bool:
+    """ "annual leave", "parental leave", "medical claim": a verb's bare form right after
+    an adjective (by its ending) is the head noun of the adjective's phrase, unless an
+    object follows ("the additional staff leave the office") or it is the bare verb of a
+    do-question ("does the annual plan include ...")."""
+    tok = toks[i]
+    if in_question or tok.low not in COMMON_VERBS or not run or not tok.text.islower():
+        return False
+    prev = run[-1]
+    if not prev.text.islower() or not prev.low.endswith(_ADJECTIVE_ENDINGS):
+        return False
+    if tok.low.endswith(("s", "ed", "ing")) or prev.low.endswith(("ing", "ed", "ly")):
+        return False
+    nxt = toks[i + 1].low if i + 1 < len(toks) else ""
+    return nxt not in _DETS and nxt not in _OBJECT_PRONOUNS and not nxt[:1].isdigit()
+
+
+_OBJECT_PRONOUNS = lexicon.words("object_pronouns")
+
+
+_GRADABLE = lexicon.words("gradable")
+
+
+def _is_graded(word: str) -> bool:
+    """ "cheaper", "cheapest", "bigger", "easiest", "better": a comparative or superlative
+    of a common adjective, not a noun in -er ("the router one")."""
+    if not word.islower():
+        return False
+    if word in ("better", "best", "worse", "worst", "less", "least", "more", "most"):
+        return True
+    for end in ("er", "est"):
+        if word.endswith(end):
+            base = word[: -len(end)]
+            bases = {base, base + "e", base[:-1]}  # cheap-er, larg(e)-er, big(g)-er
+            if base.endswith("i"):
+                bases.add(base[:-1] + "y")  # eas(y)-ier
+            return not bases.isdisjoint(_GRADABLE)
+    return False
+
+
+def _is_comparative(word: str) -> bool:
+    """ "better", "cheaper", "other" before "than"; not the noun of "more cases than"."""
+    return word.islower() and (word.endswith("er") or word in ("worse", "less"))
+
+
+def _after_subject_pronoun(toks: list[Token], i: int) -> bool:
+    """Token i follows a subject pronoun ("they"), or "one" after "which"/"each"."""
+    if i == 0:
+        return False
+    prev = toks[i - 1].low
+    if prev in _SUBJECT_PRONOUNS:
+        return True
+    return prev == "one" and i > 1 and toks[i - 2].low in ("which", "each", "every")
+
+
+def _opens_request(low: str, following: list[Token]) -> bool:
+    """ "Name two spacecraft", "List the benefits", "Excuse me": an imperative verb, not
+    a noun ("Name servers are slow" keeps its noun)."""
+    if not following:
+        return False
+    nxt = following[0]
+    if low in ("excuse", "pardon") and nxt.low == "me":
+        return True  # "Excuse me, I meant ...": a formula, not a subject
+    if low not in _IMPERATIVES:
+        return False
+    return nxt.low in _DETS or nxt.low in _NUMBER_WORDS or nxt.text.isdigit()
+
+
+def _is_participle(word: str) -> bool:
+    """A lower-case "-ed" word (not "-eed"): a past participle, never a noun's head."""
+    low = word.lower()
+    return (
+        word.islower()
+        and len(low) >= 5
+        and low.endswith("ed")
+        and not low.endswith("eed")
+        and low not in _NOT_PARTICIPLES
+    )
+
+
+def _is_antecedent(
+    run: list[Token], before: str, det: bool, initial: set[int], at_break: bool = False
+) -> bool:
+    if len(run) > 1:  # ... unless every word is a modifier or a count ("the last two")
+        return not all(norm(t.text) in _NOT_NOUNS or norm(t.text) in _COUNT_WORDS for t in run)
+    tok = run[0]
+    low = norm(tok.text)
+    named = tok.text[:1].isupper() and tok.start not in initial
+    if named or is_protected(tok.text):
+        return True
+    if low in GENERIC_NOUNS or low in _NOT_NOUNS or (before in _COPULAS and not det):
+        return False
+    if before == "to" and not det:
+        return False  # "how to gather", "wants to recreate": an infinitive, not a thing
+    if before in ("most", "least"):
+        return False  # "which is the most popular?": a superlative adjective, not a thing
+    if det and before == "the" and at_break:
+        return True  # "what about the homeless?": an adjective used as a noun
+    if low.endswith("ing") and before in COMMON_VERBS - _ASPECTUAL and at_break:
+        return True  # "the sources of light that affect skywatching": a gerund, the object
+    return not low.endswith(_ADJECTIVE_ENDINGS)
+
+
+def _cut(
+    text: str, run: list[Token], prep: str | None, det: bool, initial: set[int]
+) -> list[Phrase]:
+    """Runs longer than MAX_PHRASE_WORDS are cut into pieces of that size, except a pair of
+    names joined by "and" whose sides each fit ("Kestrel Edge K3 and Kestrel Edge K7" had
+    been cut into "Kestrel Edge K3 and Kestrel" and "Edge K7")."""
+    if _fitting_pair(run):
+        pieces = [run]
+    else:
+        pieces = [run[i : i + C.MAX_PHRASE_WORDS] for i in range(0, len(run), C.MAX_PHRASE_WORDS)]
+    out = []
+    for n, piece in enumerate(pieces):
+        stems = tuple(stem(t.text) for t in piece if norm(t.text) not in _JOINERS)
+        if not stems:
+            continue
+        caps = any(
+            (t.text[:1].isupper() and t.start not in initial) or is_protected(t.text) for t in piece
+        )
+        out.append(
+            Phrase(
+                text=text[piece[0].start : piece[-1].end],
+                stems=stems,
+                prep=prep if n == 0 else None,
+                capitalized=caps,
+                det=det and n == 0,
+            )
+        )
+    return out
+
+
+def _fitting_pair(run: list[Token]) -> bool:
+    """A long run that is two phrases joined by one "and", each short enough to keep."""
+    joins = [i for i, t in enumerate(run) if t.low in ("and", "&")]
+    return (
+        len(run) > C.MAX_PHRASE_WORDS
+        and len(joins) == 1
+        and 0 < joins[0] <= C.MAX_PHRASE_WORDS
+        and len(run) - joins[0] - 1 <= C.MAX_PHRASE_WORDS
+    )
+
+
+def sentences(text: str) -> list[str]:
+    """The package's one sentence splitter (tellmemore.analysis)."""
+    return split_sentences(text)
