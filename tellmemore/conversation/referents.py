@@ -224,18 +224,18 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
             return _span(message, toks, i, i, ReferentKind.PERSON)
         return _span(message, toks, i, i, PRONOUNS[w])
     if w in DEMONSTRATIVES:
-        prev = toks[i - 1] if i > 0 else None
+        before = toks[i - 1] if i > 0 else None
         # "set that up", "turn this off": the object of a phrasal verb
-        phrasal = prev is not None and prev.low not in FUNCTION_WORDS and nxt in _PARTICLES
+        phrasal = before is not None and before.low not in FUNCTION_WORDS and nxt in _PARTICLES
         if (
             w == "that"
-            and prev is not None
-            and prev.low not in FUNCTION_WORDS
+            and before is not None
+            and before.low not in FUNCTION_WORDS
             and not phrasal
-            and not _boundary_between(message, prev, toks[i])
+            and not _boundary_between(message, before, toks[i])
         ):
             return None  # "football that is popular", "know that ...": relative/complement
-        if w == "that" and prev is not None and prev.low in _SAYING and (nxt is None or gap):
+        if w == "that" and before is not None and before.low in _SAYING and (nxt is None or gap):
             return None  # "I know that", "I already read that": what was said
         if nxt in _DUMMY_IT_NEXT or _comments_on_the_answer(message, toks, i):
             return None  # "is that true?", "That is too bad.": the last answer, no entity

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Set
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
@@ -108,13 +109,13 @@ class RunState:
         self.salience = Salience(context.term_stats)
         self.headings = headings_of(context.headings)
         self.depth = 0
-        self._chain: tuple[Phrase, str] | bool | None = False
+        self._chain: tuple[Phrase, str] | Literal[False] | None = False
         """The chained antecedent once looked up (False: not yet)."""
-        self._picked: Phrase | bool | None = False
+        self._picked: Phrase | Literal[False] | None = False
         """The option the last answer picked, once looked up (False: not yet)."""
-        self._prev: tuple[int, str] | bool | None = False
+        self._prev: tuple[int, str] | Literal[False] | None = False
         """The previous user question (its turn, its text), once looked up."""
-        self._prev_res: tuple[RunState, Resolution] | bool | None = False
+        self._prev_res: tuple[RunState, Resolution] | Literal[False] | None = False
         """The previous question resolved over the history before it, once."""
         self._prev_parts: tuple[list[Referent], Ellipsis | None] | None = None
         """The previous question's referents and ellipsis, once read."""

@@ -81,9 +81,9 @@ def splice_modifier(base: str, fragment: str) -> str | None:
                     core = core[: core_toks[i].start].rstrip()
                 break  # "the SLA on status page incidents" + "on holidays": both stay
         else:
-            at = _named_scope(core_toks, tail) if _names_a_scope(toks) else None
-            if at is not None:  # "... step 3 on Windows?" + "for macOS": the scope is swapped
-                core = core[: core_toks[at].start].rstrip()
+            named = _named_scope(core_toks, tail) if _names_a_scope(toks) else None
+            if named is not None:  # "... step 3 on Windows?" + "for macOS": the scope is swapped
+                core = core[: core_toks[named].start].rstrip()
     return f"{core} {fragment}{end or '?'}"
 
 
