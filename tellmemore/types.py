@@ -155,6 +155,10 @@ class Turn:
 
     role: Role
     content: str
+    resolution: Resolution | None = field(default=None, compare=False, repr=False)
+    """For a user turn of a stored session: how it was resolved when it was asked (state.db).
+    A later turn reads it instead of resolving the history again; None for stateless
+    callers, whose history the resolver re-resolves (bounded) when it must."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"role": self.role, "content": self.content}
@@ -189,6 +193,24 @@ class Resolution:
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Resolution:
+        """The Resolution `to_dict` wrote (state.db); unknown keys are ignored, so an older
+        row reads as what it holds."""
+        return cls(
+            query=str(data.get("query", "")),
+            bindings={str(k): str(v) for k, v in dict(data.get("bindings") or {}).items()},
+            ambiguous=bool(data.get("ambiguous", False)),
+            clarification=data.get("clarification"),
+            resolver=str(data.get("resolver", "raw")),
+            model_called=bool(data.get("model_called", False)),
+            latency_ms=float(data.get("latency_ms", 0.0)),
+            unbound_referent=bool(data.get("unbound_referent", False)),
+            degraded=data.get("degraded"),
+            candidates=tuple(data.get("candidates") or ()),
+            passes=tuple(data.get("passes") or ()),
+        )
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,9 @@ READ_TURNS = 12
 """Recent history turns the resolver prepares (citations stripped, clarification replies
 read as their option): the selector's last 4 user turns and 2 answers, the candidate
 window and the ellipsis chain all lie within them."""
+MAX_READ_CHARS = 4000
+"""A history turn is read up to this many characters (MTRAG's longest turn has 2,174): a
+1.9 MB pasted turn cost 14 s of parsing per later turn; its opening is what binds."""
 ELLIPSIS_DEPTH = 3
 """How many chained ellipses ("and on holidays?" after "and on Sundays?") are unwound."""
 PP_FRAGMENT_WORDS = 5

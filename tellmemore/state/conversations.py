@@ -14,7 +14,7 @@ from typing import Any
 
 from tellmemore.errors import InputError, NotFoundError
 from tellmemore.state.db import StateDB
-from tellmemore.types import Citation, Trace, Turn
+from tellmemore.types import Citation, Resolution, Trace, Turn
 
 RATINGS = ("up", "down")
 
@@ -50,11 +50,16 @@ class ConversationStore:
         return bool(rows) and (tenant is None or rows[0]["tenant"] == tenant)
 
     def history(self, session_id: str) -> list[Turn]:
+        """The session's turns in order; a user turn carries the Resolution it got when it
+        was asked, so the next turn reads it instead of resolving the history again."""
         rows = self.db.query(
-            "SELECT role, content FROM turns WHERE session_id = ? ORDER BY position",
+            "SELECT role, content, resolution FROM turns WHERE session_id = ? ORDER BY position",
             (session_id,),
         )
-        return [Turn(role=r["role"], content=r["content"]) for r in rows]
+        return [
+            Turn(role=r["role"], content=r["content"], resolution=_resolution(r["resolution"]))
+            for r in rows
+        ]
 
     def last_answer_citations(self, session_id: str) -> tuple[Citation, ...]:
         """The citations of the session's last answer: "make that shorter" rewrites that
@@ -130,11 +135,24 @@ class ConversationStore:
                 (trace.session_id,),
             ).fetchone()
             position = int(row["p"]) + 1
+            resolution = (
+                json.dumps(trace.resolution.to_dict(), ensure_ascii=False)
+                if trace.resolution is not None
+                else None
+            )
             conn.executemany(
-                "INSERT INTO turns (session_id, position, role, content, trace_id, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO turns (session_id, position, role, content, trace_id, created_at,"
+                " resolution) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (trace.session_id, position, "user", trace.message, trace.trace_id, now),
+                    (
+                        trace.session_id,
+                        position,
+                        "user",
+                        trace.message,
+                        trace.trace_id,
+                        now,
+                        resolution,
+                    ),
                     (
                         trace.session_id,
                         position + 1,
@@ -142,6 +160,7 @@ class ConversationStore:
                         _assistant_text(trace),
                         trace.trace_id,
                         now,
+                        None,
                     ),
                 ],
             )
@@ -190,3 +209,13 @@ class ConversationStore:
 def _assistant_text(trace: Trace) -> str:
     answer = trace.answer
     return answer.clarification or answer.answer
+
+
+def _resolution(stored: str | None) -> Resolution | None:
+    """A stored Resolution; a row that does not parse reads as none (recomputed)."""
+    if not stored:
+        return None
+    try:
+        return Resolution.from_dict(json.loads(stored))
+    except (ValueError, TypeError, AttributeError):
+        return None

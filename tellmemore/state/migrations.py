@@ -77,4 +77,10 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX feedback_trace ON feedback(trace_id);
         """,
     ),
+    (
+        "0005_turn_resolutions",
+        """
+        ALTER TABLE turns ADD COLUMN resolution TEXT;   -- JSON Resolution of a user turn
+        """,
+    ),
 ]

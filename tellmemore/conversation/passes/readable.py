@@ -4,6 +4,7 @@ reply to a clarifying question read as the option it chose; and how a reply choo
 from __future__ import annotations
 
 from collections.abc import Set
+from dataclasses import replace
 
 from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
@@ -40,20 +41,21 @@ def _readable(
     rarest, most salient word of the conversation) and clarification replies read as their
     option, on the turns the resolver reads; and those turns' indices: the first exchange
     and the last max(READ_TURNS, 2 x (window + 2)) turns (candidates, selector, ellipsis
-    chain). A long session costs no more per turn."""
+    chain), each cut to its first MAX_READ_CHARS characters. A long session, or a huge
+    pasted turn, costs no more per turn. A turn keeps its stored resolution."""
     tail = max(C.READ_TURNS, 2 * (window + 2))
     read = sorted({*range(min(2, len(history))), *range(max(0, len(history) - tail), len(history))})
     out = list(history)
     for i in read:
         if i in prepared:
             continue
-        clean = readable(out[i].content)
+        clean = readable(out[i].content[: C.MAX_READ_CHARS])
         if clean != out[i].content:
-            out[i] = Turn(out[i].role, clean)
+            out[i] = replace(out[i], content=clean)
         if out[i].role == "user" and term_stats is not None:
             fixed, _ = correct_spelling(out[i].content, term_stats)
             if fixed != out[i].content:
-                out[i] = Turn("user", fixed)
+                out[i] = replace(out[i], content=fixed)
     return _chosen_options(out, read), read
 
 
@@ -70,7 +72,7 @@ def _chosen_options(history: list[Turn], read: list[int]) -> list[Turn]:
             continue
         chosen = named_options(out[i].content, options)
         if len(chosen) == 1:
-            out[i] = Turn("user", chosen[0])
+            out[i] = replace(out[i], content=chosen[0])
     return out
 
 

@@ -169,15 +169,22 @@ class RunState:
         return self._prev_parts
 
     def previous_resolved(self) -> tuple[RunState, Resolution] | None:
-        """The previous question resolved over the history before it (a sub-run), once per
-        run: ellipses, chained pronouns and "they both" all read it."""
+        """The previous question as it was resolved, once per run: ellipses, chained
+        pronouns and "they both" all read it. A stored session gives it (the turn's
+        Resolution from state.db); otherwise it is resolved again over the history before
+        it (a sub-run), at most ELLIPSIS_DEPTH deep: a chain of 660 "what about X?" turns
+        once overflowed the stack."""
         if self._prev_res is False:
             previous = self.previous()
             self._prev_res = None
             if previous is not None:
-                sub = self.sub_run(previous[0])
-                sub.salience = self.salience
-                self._prev_res = (sub, sub.resolve(previous[1], depth=self.depth + 1))
+                stored = self.history[previous[0]].resolution
+                if stored is not None:
+                    self._prev_res = (self, stored)
+                elif self.depth < C.ELLIPSIS_DEPTH:
+                    sub = self.sub_run(previous[0])
+                    sub.salience = self.salience
+                    self._prev_res = (sub, sub.resolve(previous[1], depth=self.depth + 1))
         return self._prev_res
 
     def last_own_subject(self) -> int:
