@@ -7,6 +7,7 @@ and at every line break, except after an abbreviation from the lexicon ("e.g.",
 
 from __future__ import annotations
 
+import functools
 import re
 
 from tellmemore.analysis import lexicon
@@ -16,7 +17,18 @@ _LAST_WORD = re.compile(r"(\S+)\s*$")
 
 
 def split_sentences(text: str) -> list[str]:
-    """The sentences of `text`, stripped, none empty."""
+    """The sentences of `text`, stripped, none empty (cached for texts up to 4,000 chars)."""
+    if len(text) > 4000:
+        return _split(text)
+    return list(_cached(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached(text: str) -> tuple[str, ...]:
+    return tuple(_split(text))
+
+
+def _split(text: str) -> list[str]:
     out: list[str] = []
     start = 0
     pending = ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -24,11 +25,28 @@ class Token:
         return self.text.lower()
 
 
+CACHE_MAX_CHARS = 4000
+"""Texts up to this long are tokenized once per process (a turn's history is read by many
+rules, on every later turn); a longer one is tokenized each time and never kept."""
+
+
 def tokenize(text: str) -> list[Token]:
     """Words, codes and numbers of `text` with their spans (never raises)."""
+    if len(text) > CACHE_MAX_CHARS:
+        return _tokenize(text)
+    return list(_cached_tokens(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _cached_tokens(text: str) -> tuple[Token, ...]:
+    return tuple(_tokenize(text))
+
+
+def _tokenize(text: str) -> list[Token]:
     return [Token(m.group(0), m.start(), m.end()) for m in WORD.finditer(text)]
 
 
+@functools.lru_cache(maxsize=65536)
 def norm(word: str) -> str:
     """Lower case, curly apostrophes straightened, possessive "'s" removed."""
     w = word.lower().replace("’", "'")

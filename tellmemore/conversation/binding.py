@@ -11,6 +11,7 @@ All constants live in `tellmemore.conversation.constants`.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -73,8 +74,9 @@ class Salience:
     """Words the index has never seen: no help to the search, but a subject of their own."""
 
     def prime(self, texts: Iterable[str]) -> None:
-        vocab = {w for text in texts for w in words(text)}
-        vocab -= FUNCTION_WORDS
+        vocab: set[str] = set()
+        for text in texts:
+            vocab |= _vocabulary(text)
         vocab -= self._weights.keys()
         if not vocab:
             return
@@ -113,6 +115,18 @@ class Salience:
             return 0.0
         bonus = C.MULTIWORD_BONUS * min(len(ws) - 1, 2)
         return max(ws) * (1 - C.PHRASE_MEAN_SHARE) + sum(ws) / len(ws) * C.PHRASE_MEAN_SHARE + bonus
+
+
+def _vocabulary(text: str) -> frozenset[str]:
+    """The content words of `text` (cached: every turn primes the same history texts)."""
+    if len(text) > C.CACHE_MAX_CHARS:
+        return frozenset(words(text)) - FUNCTION_WORDS
+    return _cached_vocabulary(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_vocabulary(text: str) -> frozenset[str]:
+    return frozenset(words(text)) - FUNCTION_WORDS
 
 
 def _heuristic_weight(word: str) -> float:

@@ -118,6 +118,7 @@ def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w not in FUNCTION_WORDS]
 
 
+@functools.lru_cache(maxsize=65536)
 def is_protected(token: str) -> bool:
     """Codes, numbers, dates and acronyms: kept exactly through any rewrite (seed 002)."""
     if any(c.isdigit() for c in token):

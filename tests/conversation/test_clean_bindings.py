@@ -52,3 +52,16 @@ def test_keys_are_the_words_typed() -> None:
     )
     assert all(key.lower() not in LABELS for key in low.bindings)
     assert all(key in "pricing?" for key in low.bindings)
+
+
+def test_a_disabled_pass_leaves_its_kind_of_follow_up_as_typed() -> None:
+    """The ablation switch a benchmark uses to measure each pass on a held-out domain."""
+    history = [U("what are the plans?"), A("Plans: Starter; Pro; Enterprise.")]
+    on = RESOLVER.resolve("how much is the second one?", history, ResolveContext())
+    assert on.passes == ("ordinal",)
+    off = RESOLVER.resolve(
+        "how much is the second one?",
+        history,
+        ResolveContext(disabled_passes=frozenset({"ordinal"})),
+    )
+    assert off.passes == () and off.query == "how much is the second one?"

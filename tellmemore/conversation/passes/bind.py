@@ -90,7 +90,10 @@ def bind_referents(
     fired: list[str] = []
     from_assistant = False
     bound_before: tuple[Referent, Phrase] | None = None
+    off = st.context.disabled_passes
     for ref in refs:
+        if off and pass_of(ref, prefer is not None) in off:
+            continue  # an ablation: this kind of referent is left as typed
         if prefer is None and stands_alone(st, message, ref, cands, items):
             continue
         if (

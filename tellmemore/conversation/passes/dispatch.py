@@ -50,7 +50,7 @@ def resolve(st: RunState, message: str, *, depth: int, prefer: str | None = None
     st.depth = depth
     if not any(t.content.strip() for t in st.history) or not tokenize(message):
         return Resolution(query=message)
-    if prefer is None:
+    if prefer is None and "alternatives" not in st.context.disabled_passes:
         chained = clarification_reply(st, message, depth)
         if chained is not None:
             return with_passes(chained, "alternatives")
@@ -59,7 +59,10 @@ def resolve(st: RunState, message: str, *, depth: int, prefer: str | None = None
     found = find_ellipsis(message)
     complaint = no_answer_complaint(message) if found is None else None
     m = Follow(message, depth, prefer, refs, found, complaint)
+    off = st.context.disabled_passes
     for p in PASSES:
+        if p.NAME in off and p is not bind:  # bind skips its referents one pass at a time
+            continue
         if not p.applies(st, m):
             continue
         if p in (bind, ellipsis, carry) and not m.cands:

@@ -30,6 +30,9 @@ class ResolveContext:
     """Rolling summary of turns older than the window (may be empty)."""
     window: int = 3
     """Recent exchanges the resolver reads verbatim."""
+    disabled_passes: frozenset[str] = frozenset()
+    """Passes of the embedded resolver to skip ("ordinal", "carry", ...): an ablation, so a
+    benchmark can measure what each pass adds on a held-out domain. Empty in normal use."""
     deadline: float | None = None
     """The `time.monotonic()` instant by which model calls must end (the turn's share of
     llm.deadline_s); None: each call has its own llm.deadline_s."""
