@@ -50,3 +50,18 @@ def pattern(name: str) -> re.Pattern[str]:
     if isinstance(source, list):  # a long pattern is written as lines, joined
         source = "".join(source)
     return re.compile(source, flags)
+
+
+@functools.cache
+def cue_rows(name: str) -> tuple[dict[str, Any], ...]:
+    """The cue table `name` (rows of a pattern and what it means), in order; a row's
+    "pattern_ref" is compiled from the named pattern, its "pattern" inline (IGNORECASE)."""
+    cues = data().get("cues", {})
+    if name not in cues:
+        raise KeyError(f"no cue table {name!r} in lexicon.json; tables: {', '.join(sorted(cues))}")
+    out = []
+    for row in cues[name]["rows"]:
+        ref = row.get("pattern_ref")
+        compiled = pattern(ref) if ref else re.compile(row["pattern"], re.IGNORECASE)
+        out.append({**row, "compiled": compiled})
+    return tuple(out)

@@ -37,52 +37,17 @@ class Ellipsis:
     kind: EllipsisKind
 
 
-_STILL_TRUE = (
-    r"^(?:is|are|was|would) (?:that|this|it|these|those) (?:also |still |the same |really )?"
-    r"(?:true|the case|so|valid|the same|right|different|any different)\b"
-    r"|^(?:does|do|would|will) (?:that|this|it|these|those) (?:also |still )?"
-    # "apply to X": X is the new subject; "count against the SLA" asks its own question
-    r"(?:apply|work|hold|count)\b(?! (?:against|towards?|as)\b)(?: (?:to|for|with)\b)?"
-)
-"""Asking whether the last answer holds elsewhere: "is that also true for e-bikes?", "is
-that different for Cloud Connect?"."""
-
-
-_STILL_TRUE_RE = re.compile(_STILL_TRUE, re.IGNORECASE)
-
-
-_REPAIR = r"^(?:(?:oh|no|sorry|excuse me|ah|nope)[,.!]?\s+)*i (?:meant|mean)\b(?: to say)?"
-"""A repair ("oh I meant saturn"): the previous question again, about the fragment."""
-
-
-_REPAIR_RE = re.compile(_REPAIR, re.IGNORECASE)
-
-
-_OPENERS: tuple[tuple[re.Pattern[str], EllipsisKind | None], ...] = tuple(
-    (re.compile(p, re.IGNORECASE), k)
-    for p, k in (
-        (r"^(?:and |but |so |ok,? |okay,? )?(?:what|how) about\b", None),
-        (r"^(?:and|but|also) about\b", None),
-        (r"^same (?:question|thing|for|with|goes for|about|here)\b(?: (?:for|about|with))?", None),
-        (r"^(?:and|but) (?:what|how) (?:if|for|on|in|about)\b", None),
-        (r"^what if\b", EllipsisKind.MORE),
-        (_STILL_TRUE, None),
-        (_REPAIR, None),
-        (r"^(?:and|or|also|plus)\b", None),
-        (
-            r"^(?:can you |could you |please )?(?:tell me|say) (?:a bit |a little )?more\b",
-            EllipsisKind.MORE,
-        ),
-        (
-            r"^(?:go on|continue|more details?|more info(?:rmation)?|anything else|what else)\b",
-            EllipsisKind.MORE,
-        ),
-        (
-            r"^(?:why|why not|how so|how come|really|such as|like what|for example|e\.g\.)\W*$",
-            EllipsisKind.MORE,
-        ),
+_STILL_TRUE_RE = lexicon.pattern("still_true")
+_REPAIR_RE = lexicon.pattern("repair")
+_OPENERS: tuple[tuple[re.Pattern[str], EllipsisKind | None, bool], ...] = tuple(
+    (
+        row["compiled"],
+        EllipsisKind(row["kind"]) if row["kind"] else None,
+        bool(row.get("repair", False)),
     )
+    for row in lexicon.cue_rows("ellipsis_openers")
 )
+"""The opener table of the lexicon: (pattern, fixed kind or None, is a repair), in order."""
 
 
 def is_repair(opener: str) -> bool:
@@ -110,7 +75,7 @@ def find_ellipsis(message: str) -> Ellipsis | None:
     """An ellipsis or bridging opener at the start of `message`, with its fragment."""
     text = message.strip()
     text = re.sub(rf"^(?:{INTERJECTIONS})[,.!]?\s+", "", text, flags=re.IGNORECASE)
-    for pattern, kind in _OPENERS:
+    for pattern, kind, repairs in _OPENERS:
         m = pattern.match(text)
         if m is None:
             continue
@@ -120,7 +85,7 @@ def find_ellipsis(message: str) -> Ellipsis | None:
         if end is not None and len(tokenize(rest[end.end() :])) >= 2:
             return None  # "What about Status Page? does it send emails?": a topic + a question
         fragment = rest.strip(" ,.;:?!-\t\n")
-        if pattern.pattern == _REPAIR:
+        if repairs:
             if _is_full_question(fragment):
                 return None  # "no, I meant which series was best?": a question of its own
             fragment = re.sub(r",?\s+(?:rather|instead)$", "", fragment, flags=re.IGNORECASE)

@@ -101,3 +101,14 @@ def test_the_checks_can_fail() -> None:
     assert _conflicts(lists, [["a", "b"]]) == ["a and b must not share words; both hold ['y']"]
     with pytest.raises(ValueError, match="duplicate keys"):
         json.loads('{"a": 1, "a": 2}', object_pairs_hook=_strict_pairs)
+
+
+def test_cue_tables_compile_are_read_and_hold_no_duplicate_row() -> None:
+    source = "\n".join(p.read_text("utf-8") for p in PACKAGE.rglob("*.py"))
+    for name, table in lexicon.data().get("cues", {}).items():
+        assert f'lexicon.cue_rows("{name}")' in source, f"cue table {name!r} is read by no code"
+        rows = lexicon.cue_rows(name)
+        keys = [r.get("pattern") or r.get("pattern_ref") for r in table["rows"]]
+        assert len(keys) == len(set(keys)), f"{name} repeats a row"
+        assert all(isinstance(r["compiled"], re.Pattern) for r in rows)
+        assert all(r.get("kind") in (None, "modifier", "subject", "more") for r in rows)
