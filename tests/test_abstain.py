@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-from tellmemore.answer.abstain import evidence_hits, lexical_coverage, should_abstain
-from tellmemore.testing.conformance import make_chunk
-from tellmemore.types import Hit
+from collections.abc import Callable, Iterable
 
-from .conversation.histories import corpus_stats
+from tellmemore.answer.abstain import evidence_hits, lexical_coverage, should_abstain, stem
+from tellmemore.conversation.text import words
+from tellmemore.testing.conformance import make_chunk
+from tellmemore.types import Hit, TermStats
+
+
+def corpus_stats(texts: list[str]) -> Callable[[Iterable[str]], TermStats]:
+    """Document frequencies of a tiny corpus, words folded as the coverage measure folds them
+    (plurals only: abstain.stem), so the counts are the ones these cases were written with."""
+    docs = [{stem(w) for w in words(t)} for t in texts]
+
+    def lookup(terms: Iterable[str]) -> TermStats:
+        return TermStats(len(docs), {t: sum(stem(t) in d for d in docs) for t in terms})
+
+    return lookup
 
 RELEASE = "Version 3.4: Sydney became generally available. The API gained bulk site import."
 CORPUS = [
