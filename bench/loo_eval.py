@@ -16,7 +16,7 @@ oracle) are never used for fitting: there the selector and constants are fitted 
 three MTRAG domains. Word lists and rules are not refitted (they are code): mtrag-un is
 the test of them. Results: bench/results/loo_eval.{md,json}; the selectors fitted per
 split: bench/results/loo/. `--ablate pass,...` also measures each named pass switched off
-(TELLMEMORE_DISABLE_PASSES, read by the conversation layer when it supports it).
+(`ResolveContext.disabled_passes`), held out, per domain.
 Needs the eval indexes (bench/run_eval.sh or tellmemore eval --cache); never builds one.
 """
 
@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -371,14 +371,20 @@ def main() -> None:
         names = [*searchable, *(tests_un if held == "none" else [])]
         results[held] = run_model(domains, names, vectors, models[held], points, strategies, log)
     ablations: dict[str, Any] = {}
-    for name in [a for a in args.ablate.split(",") if a]:
-        os.environ["TELLMEMORE_DISABLE_PASSES"] = name
+    passes = [a for a in args.ablate.split(",") if a]
+    if passes and "disabled_passes" not in {f.name for f in fields(ResolveContext)}:
+        raise SystemExit("--ablate needs ResolveContext.disabled_passes (the passes' switch)")
+    for name in passes:
+        kept = {n: d.context for n, d in domains.items()}
+        for d in domains.values():
+            d.context = replace(d.context, disabled_passes=frozenset({name}))  # type: ignore[call-arg]
         for held in (*searchable, "none"):
             names = [*searchable, *(tests_un if held == "none" else [])]
             ablations.setdefault(name, {})[held] = run_model(
                 domains, names, vectors, models[held], points, strategies[2:3], log
             )
-        os.environ.pop("TELLMEMORE_DISABLE_PASSES")
+        for n, d in domains.items():
+            d.context = kept[n]
     for opened in domains.values():
         opened.index.close()
     vectors.close()
