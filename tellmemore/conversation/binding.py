@@ -179,10 +179,28 @@ def collect_candidates(
             for p in phrases(without_preamble(turn.content)):  # "switching topics" is none
                 add(p, i, "user", recency)
         elif i == last_asst:
-            text = " ".join(sentences(turn.content)[: C.ASSISTANT_SENTENCES])
+            asked = next((t.content for t in reversed(history[:i]) if t.role == "user"), "")
+            kept = [s for s in sentences(turn.content) if not _padding_row(s, asked)]
+            text = " ".join(kept[: C.ASSISTANT_SENTENCES])
             for p in phrases(text):
                 add(p, i, "assistant", C.ASSISTANT_WEIGHT)
     return sorted(pool.values(), key=lambda c: -c.score)
+
+
+_ROW = lexicon.pattern("row")
+_BULLET = lexicon.pattern("bullet")
+
+
+def _padding_row(sentence: str, asked: str) -> bool:
+    """A quoted table row ("Level: Senior; Title: Staff engineer; ...") that shares no word
+    with the question it answered: padding from a table the question does not name, whose
+    words "it" must not bind (handbook: "it" bound a word of a padding row)."""
+    bullet = _BULLET.match(sentence)
+    line = bullet.group(1) if bullet is not None else sentence
+    if _ROW.match(line) is None:
+        return False
+    said = {stem(w) for w in content_words(asked)}
+    return not said & {stem(w) for w in content_words(line)}
 
 
 def exchange_ages(history: Sequence[Turn]) -> list[int]:

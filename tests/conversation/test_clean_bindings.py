@@ -65,3 +65,18 @@ def test_a_disabled_pass_leaves_its_kind_of_follow_up_as_typed() -> None:
         ResolveContext(disabled_passes=frozenset({"ordinal"})),
     )
     assert off.passes == () and off.query == "how much is the second one?"
+
+
+def test_a_padding_row_of_another_table_is_never_bound() -> None:
+    """Handbook: "it" bound a word of a job-title row that padded an unrelated answer (on
+    main this bound "E7 Submit")."""
+    history = [
+        U("how do I request time off?"),
+        A(
+            "Level: Principal; Title: Distinguished engineer; Band: E7 [2]\n"
+            "Submit the request in Workday two weeks ahead. [1]"
+        ),
+    ]
+    res = RESOLVER.resolve("who approves it?", history, ResolveContext())
+    shown = " ".join(res.bindings.values())
+    assert res.bindings and not {"E7", "Principal", "Distinguished", "Band"} & set(shown.split())
