@@ -12,10 +12,9 @@ A kill -9 between 1 and 3 leaves the journal row and the old documents row,
 so the next run cannot mistake the document for unchanged and redoes it;
 chunks already written with the right content hash are not embedded again.
 
-Keys: `documents.doc_id` is the primary key, so with tenants the key is
-scoped: `doc_key(doc_id, tenant)` is the doc id itself for the default tenant
-"" and `tenant + "\\x1f" + doc_id` otherwise (two tenants may both have a
-`faq.md`). The `tenant` column keeps the tenant for queries.
+Keys: `(tenant, doc_id)` is the primary key of `documents` and `journal`, in two
+columns (migration 0003), so two tenants may both have a `faq.md` and no doc id,
+whatever characters it holds, can name another tenant's row. `doc_key` is that pair.
 """
 
 from __future__ import annotations
@@ -29,20 +28,18 @@ from dataclasses import dataclass
 from tellmemore.state.db import StateDB
 from tellmemore.types import IngestReport
 
-_SEP = "\x1f"
+DocKey = tuple[str, str]
+"""(tenant, doc_id): the state.db key of a document."""
 
 
-def doc_key(doc_id: str, tenant: str = "") -> str:
-    """The state.db key of a document: its id, scoped by tenant when there is one."""
-    return f"{tenant}{_SEP}{doc_id}" if tenant else doc_id
+def doc_key(doc_id: str, tenant: str = "") -> DocKey:
+    """The state.db key of a document: (tenant, doc id), never one joined string."""
+    return (tenant, doc_id)
 
 
-def split_key(key: str) -> tuple[str, str]:
+def split_key(key: DocKey) -> tuple[str, str]:
     """(tenant, doc_id) of a key made by `doc_key`."""
-    if _SEP in key:
-        tenant, _, doc_id = key.partition(_SEP)
-        return tenant, doc_id
-    return "", key
+    return key
 
 
 @dataclass(frozen=True)
@@ -58,7 +55,7 @@ class DocumentRow:
     version: str = ""
 
     @property
-    def key(self) -> str:
+    def key(self) -> DocKey:
         return doc_key(self.doc_id, self.tenant)
 
 
@@ -96,18 +93,17 @@ class Journal:
 
     # -- documents ----------------------------------------------------------------------
 
-    def documents(self, tenant: str = "") -> dict[str, DocumentRow]:
+    def documents(self, tenant: str = "") -> dict[DocKey, DocumentRow]:
         """Every document row of a tenant, by key."""
         rows = self.state.query(
             "SELECT doc_id, tenant, source, content_hash, chunk_ids, title, version "
             "FROM documents WHERE tenant = ?",
             (tenant,),
         )
-        out: dict[str, DocumentRow] = {}
+        out: dict[DocKey, DocumentRow] = {}
         for row in rows:
-            _, doc_id = split_key(row["doc_id"])
             doc = DocumentRow(
-                doc_id=doc_id,
+                doc_id=row["doc_id"],
                 tenant=row["tenant"],
                 source=row["source"],
                 content_hash=row["content_hash"],
@@ -118,19 +114,19 @@ class Journal:
             out[doc.key] = doc
         return out
 
-    def in_flight(self) -> dict[str, str]:
+    def in_flight(self) -> dict[DocKey, str]:
         """Journal rows left by runs that did not finish a document: key -> content hash."""
-        rows = self.state.query("SELECT doc_id, content_hash FROM journal")
-        return {row["doc_id"]: row["content_hash"] for row in rows}
+        rows = self.state.query("SELECT tenant, doc_id, content_hash FROM journal")
+        return {(row["tenant"], row["doc_id"]): row["content_hash"] for row in rows}
 
-    def mark_in_flight(self, run_id: str, docs: Iterable[tuple[str, str]]) -> None:
+    def mark_in_flight(self, run_id: str, docs: Iterable[tuple[DocKey, str]]) -> None:
         """Record (key, content hash) of documents whose index write is about to start."""
         now = time.time()
         with self.state.transaction() as conn:
             conn.executemany(
-                "INSERT OR REPLACE INTO journal (doc_id, run_id, content_hash, started_at) "
-                "VALUES (?, ?, ?, ?)",
-                [(key, run_id, h, now) for key, h in docs],
+                "INSERT OR REPLACE INTO journal "
+                "(tenant, doc_id, run_id, content_hash, started_at) VALUES (?, ?, ?, ?, ?)",
+                [(*key, run_id, h, now) for key, h in docs],
             )
 
     def commit_documents(self, rows: Sequence[DocumentRow]) -> None:
@@ -145,7 +141,7 @@ class Journal:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
-                        r.key,
+                        r.doc_id,
                         r.tenant,
                         r.source,
                         r.content_hash,
@@ -157,13 +153,15 @@ class Journal:
                     for r in rows
                 ],
             )
-            conn.executemany("DELETE FROM journal WHERE doc_id = ?", [(r.key,) for r in rows])
+            conn.executemany(
+                "DELETE FROM journal WHERE tenant = ? AND doc_id = ?", [r.key for r in rows]
+            )
 
-    def forget(self, keys: Iterable[str]) -> None:
+    def forget(self, keys: Iterable[DocKey]) -> None:
         """Remove documents (and any journal rows) whose chunks were deleted from the index."""
-        params = [(k,) for k in keys]
+        params = list(keys)
         if not params:
             return
         with self.state.transaction() as conn:
-            conn.executemany("DELETE FROM documents WHERE doc_id = ?", params)
-            conn.executemany("DELETE FROM journal WHERE doc_id = ?", params)
+            conn.executemany("DELETE FROM documents WHERE tenant = ? AND doc_id = ?", params)
+            conn.executemany("DELETE FROM journal WHERE tenant = ? AND doc_id = ?", params)

@@ -47,7 +47,7 @@ from tellmemore.index.base import Embedder, Index, Vector
 from tellmemore.ingest import reconcile
 from tellmemore.ingest.chunking import CHUNKER_VERSION, SPECIAL_TOKENS, chunk_document
 from tellmemore.ingest.ids import content_hash
-from tellmemore.ingest.journal import DocumentRow, Journal, doc_key, split_key
+from tellmemore.ingest.journal import DocKey, DocumentRow, Journal, doc_key, split_key
 from tellmemore.ingest.loaders.base import DEFAULT_MAX_BYTES, Document, load_sources
 from tellmemore.state.db import StateDB
 from tellmemore.types import Chunk, IngestReport, SkippedFile
@@ -94,7 +94,7 @@ class _Work:
     """One document being (re)indexed in this run."""
 
     doc: Document
-    key: str
+    key: DocKey
     doc_hash: str
     chunks: list[Chunk]
     plan: reconcile.Plan
@@ -351,13 +351,13 @@ class _Run:
     def sync(
         self,
         roots: Sequence[Path],
-        present: set[str],
+        present: set[DocKey],
         protected: set[str],
-        stored: dict[str, DocumentRow],
-        in_flight: dict[str, str],
+        stored: dict[DocKey, DocumentRow],
+        in_flight: dict[DocKey, str],
     ) -> None:
         """Delete documents gone from under `roots` (not those whose file failed to load)."""
-        gone: list[str] = []
+        gone: list[DocKey] = []
         for key, row in stored.items():
             if key in present or row.source in protected:
                 continue
@@ -399,7 +399,7 @@ class _Run:
 
 
 def keep_first_ids(
-    documents: Sequence[Document], stored: dict[str, DocumentRow]
+    documents: Sequence[Document], stored: dict[DocKey, DocumentRow]
 ) -> tuple[Document, ...]:
     """Each file keeps the id it was first ingested under.
 

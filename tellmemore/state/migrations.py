@@ -83,4 +83,52 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE turns ADD COLUMN resolution TEXT;   -- JSON Resolution of a user turn
         """,
     ),
+    (
+        # A document's key was tenant + U+001F + doc id, and the bare id for the default
+        # tenant, so a default-tenant id "acme\x1ffalcon.md" overwrote tenant acme's row.
+        # (tenant, doc_id) are separate columns now. Rows are copied, never dropped: a
+        # tenant's key loses its prefix; a journal row (no tenant column before) is split at
+        # its first U+001F, as the old code read it.
+        "0006_document_keys",
+        """
+        CREATE TABLE documents_by_tenant (
+            tenant       TEXT NOT NULL DEFAULT '',
+            doc_id       TEXT NOT NULL,
+            source       TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            chunk_ids    TEXT NOT NULL,
+            title        TEXT NOT NULL DEFAULT '',
+            version      TEXT NOT NULL DEFAULT '',
+            updated_at   REAL NOT NULL,
+            PRIMARY KEY (tenant, doc_id)
+        );
+        INSERT INTO documents_by_tenant
+            SELECT tenant,
+                   CASE WHEN tenant <> '' AND substr(doc_id, 1, length(tenant) + 1)
+                                              = tenant || char(31)
+                        THEN substr(doc_id, length(tenant) + 2) ELSE doc_id END,
+                   source, content_hash, chunk_ids, title, version, updated_at
+            FROM documents;
+        DROP TABLE documents;
+        ALTER TABLE documents_by_tenant RENAME TO documents;
+        CREATE INDEX documents_source ON documents(source);
+        CREATE TABLE journal_by_tenant (
+            tenant       TEXT NOT NULL DEFAULT '',
+            doc_id       TEXT NOT NULL,
+            run_id       TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            started_at   REAL NOT NULL,
+            PRIMARY KEY (tenant, doc_id)
+        );
+        INSERT OR REPLACE INTO journal_by_tenant
+            SELECT CASE WHEN instr(doc_id, char(31)) > 0
+                        THEN substr(doc_id, 1, instr(doc_id, char(31)) - 1) ELSE '' END,
+                   CASE WHEN instr(doc_id, char(31)) > 0
+                        THEN substr(doc_id, instr(doc_id, char(31)) + 1) ELSE doc_id END,
+                   run_id, content_hash, started_at
+            FROM journal;
+        DROP TABLE journal;
+        ALTER TABLE journal_by_tenant RENAME TO journal;
+        """,
+    ),
 ]
