@@ -143,6 +143,8 @@ class Assistant:
             tenant=tenant,
             sync=sync,
             progress=progress,
+            max_text_chars=self.settings.ingest.max_text_chars,
+            follow_symlinks=self.settings.ingest.follow_symlinks,
         )
         from tellmemore.index import encoding_info
 

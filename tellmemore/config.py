@@ -89,6 +89,14 @@ class ChunkingSettings(_Section):
     (prose only, when they fit): a fact split across a boundary stays findable. 0: none."""
 
 
+class IngestSettings(_Section):
+    max_text_chars: int = Field(default=5_000_000, ge=1000)
+    """Files whose extracted text passes this many characters are skipped (a PDF stops
+    extracting there: a few KB can expand to 100 million characters)."""
+    follow_symlinks: bool = False
+    """Follow symlinks found inside an ingested folder that point outside it."""
+
+
 class RetrievalSettings(_Section):
     k: int = Field(default=5, ge=1, le=200)
     mode: SearchMode = SearchMode.HYBRID
@@ -157,6 +165,7 @@ class Settings(BaseSettings):
     index: IndexSettings = Field(default_factory=IndexSettings)
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     conversation: ConversationSettings = Field(default_factory=ConversationSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)

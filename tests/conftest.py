@@ -17,6 +17,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # runs) draws new ones, which is how the cases in their @example lines were found.
 settings.register_profile("default", derandomize=True)
 settings.register_profile("explore", derandomize=False)
+# The ingestion fuzzing tier (tests/reliability/test_ingest_fuzz.py) draws 10 fixed examples
+# per test by default; this profile draws 500 new ones each (several minutes).
+settings.register_profile("fuzz", derandomize=False, max_examples=500, deadline=None)
 settings.load_profile("default")
 
 

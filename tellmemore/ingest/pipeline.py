@@ -48,7 +48,12 @@ from tellmemore.ingest import reconcile
 from tellmemore.ingest.chunking import CHUNKER_VERSION, SPECIAL_TOKENS, chunk_document
 from tellmemore.ingest.ids import content_hash
 from tellmemore.ingest.journal import DocKey, DocumentRow, Journal, doc_key, split_key
-from tellmemore.ingest.loaders.base import DEFAULT_MAX_BYTES, Document, load_sources
+from tellmemore.ingest.loaders.base import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_TEXT_CHARS,
+    Document,
+    load_sources,
+)
 from tellmemore.state.db import StateDB
 from tellmemore.types import Chunk, IngestReport, SkippedFile
 
@@ -164,17 +169,26 @@ class _Run:
         indexed: dict[str, str],
     ) -> None:
         key = doc_key(doc.doc_id, self.tenant)
-        doc_hash = document_hash(
-            doc,
-            chunk_tokens=self.chunk_tokens,
-            embedder=self.embedder.name,
-            tenant=self.tenant,
-            overlap_sentences=self.overlap_sentences,
-        )
+        try:
+            doc_hash = document_hash(
+                doc,
+                chunk_tokens=self.chunk_tokens,
+                embedder=self.embedder.name,
+                tenant=self.tenant,
+                overlap_sentences=self.overlap_sentences,
+            )
+        except Exception as exc:  # e.g. metadata no JSON can hold: costs this document only
+            log.exception("cannot hash %s", doc.doc_id)
+            self.counts.skipped.append(
+                SkippedFile(doc.source, f"cannot index: {type(exc).__name__}: {exc}")
+            )
+            self.tick(doc.doc_id)
+            return
         if doc.metadata.get("encoding_errors"):
+            record = f" record {doc.doc_id!r}" if doc.format == "jsonl" else ""
             self.counts.warnings.append(
-                f"{doc.source}: invalid UTF-8, {doc.metadata['encoding_errors']} characters "
-                "replaced with U+FFFD (convert the file to UTF-8 to fix)"
+                f"{doc.source}{record}: invalid UTF-8, {doc.metadata['encoding_errors']} "
+                "characters replaced with U+FFFD (convert the file to UTF-8 to fix)"
             )
         if (
             stored is not None
@@ -442,6 +456,8 @@ def ingest(
     sync: bool = False,
     progress: Progress | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    follow_symlinks: bool = False,
     write_batch: int | None = None,
 ) -> IngestReport:
     """Ingest files and folders into `index`; safe to rerun, resumable after a crash.
@@ -457,7 +473,8 @@ def ingest(
     section (`chunking.chunk_document`); changing it re-chunks every document. `progress` is
     called with (documents done, documents total, document id).
     `write_batch` (default 8 x `embedder.batch_size`) is the number of chunks
-    embedded and written per index transaction.
+    embedded and written per index transaction. `max_text_chars` and `follow_symlinks`
+    are described in `loaders.base`.
     """
     started = time.perf_counter()
     if isinstance(sources, str | Path):
@@ -479,7 +496,12 @@ def ingest(
     shown = [Path(s).absolute().as_posix() for s in sources]
     run_id = journal.begin_run(shown)
     try:
-        loaded = load_sources(sources, max_bytes=max_bytes)
+        loaded = load_sources(
+            sources,
+            max_bytes=max_bytes,
+            max_text_chars=max_text_chars,
+            follow_symlinks=follow_symlinks,
+        )
         stored = journal.documents(tenant)
         loaded = replace(loaded, documents=keep_first_ids(loaded.documents, stored))
         in_flight = journal.in_flight()

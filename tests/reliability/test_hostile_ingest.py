@@ -105,3 +105,211 @@ def test_migration_0006_keeps_every_existing_row(tmp_path: Path) -> None:
         ("acme", "sub/x.md", "/a/sub/x.md"),
     }
     assert journal == {("", "faq.md"), ("acme", "new.md")}
+
+
+# -- 2. one bad input must not abort the run -------------------------------------------------
+
+
+def _report_paths(report) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {s.path: s.reason for s in report.skipped}
+
+
+def test_a_non_utf8_file_name_is_skipped_and_the_rest_ingested(tmp_path: Path) -> None:
+    docs = _good_folder(tmp_path / "docs")
+    bad_dir = os.path.join(os.fsencode(docs), b"caf\xe9")
+    os.mkdir(bad_dir)
+    with open(os.path.join(bad_dir, b"inside.md"), "wb") as fh:
+        fh.write(b"# Inside\n\nA file under a Latin-1 folder name.\n")
+    with open(os.path.join(os.fsencode(docs), b"na\xefve.md"), "wb") as fh:
+        fh.write(b"# Naive\n\nA Latin-1 file name.\n")
+    project = Project(tmp_path / "project")
+    report = project.run(docs)
+    _assert_good_kept(project)
+    reasons = list(_report_paths(report).values())
+    assert len(reasons) == 2 and all("not valid UTF-8" in r for r in reasons), reasons
+    # The reported paths are printable (no lone surrogates) and name the bytes.
+    for path in _report_paths(report):
+        path.encode("utf-8")
+        assert "\\xe9" in path or "\\xef" in path
+
+
+def test_a_deeply_nested_jsonl_line_is_one_skipped_record(tmp_path: Path) -> None:
+    docs = _good_folder(tmp_path / "docs")
+    depth = 100_000
+    deep = '{"id": "deep", "text": "x", "metadata": ' + '{"a": ' * depth + "1" + "}" * depth + "}"
+    (docs / "corpus.jsonl").write_text(
+        '{"id": "ok1", "text": "First record about gateways."}\n'
+        + deep
+        + "\n"
+        + '{"id": "ok2", "text": "Second record about tunnels."}\n'
+    )
+    project = Project(tmp_path / "project")
+    report = project.run(docs)
+    _assert_good_kept(project)
+    assert {"ok1", "ok2"} <= _doc_ids(project)
+    [(where, reason)] = _report_paths(report).items()
+    assert where.endswith("corpus.jsonl:2") and "nested too deeply" in reason
+
+
+def test_moderately_nested_metadata_is_refused_before_it_reaches_the_hash(
+    tmp_path: Path,
+) -> None:
+    docs = _good_folder(tmp_path / "docs")
+    depth = 900  # parses, but json.dumps of the document hash would recurse past the limit
+    deep = '{"id": "deep", "text": "x", "metadata": ' + '{"a": ' * depth + "1" + "}" * depth + "}"
+    (docs / "corpus.jsonl").write_text(deep + "\n")
+    project = Project(tmp_path / "project")
+    report = project.run(docs)
+    _assert_good_kept(project)
+    [reason] = _report_paths(report).values()
+    assert "nested too deeply" in reason
+
+
+def test_a_lone_surrogate_in_a_jsonl_record(tmp_path: Path) -> None:
+    docs = _good_folder(tmp_path / "docs")
+    (docs / "corpus.jsonl").write_text(
+        '{"id": "sur", "title": "T\\udc80", "text": "Broken \\ud800 text about gateways."}\n'
+        '{"id": "bad\\udfff", "text": "An id that is not Unicode."}\n'
+        '{"id": "ok", "text": "A clean record."}\n'
+    )
+    project = Project(tmp_path / "project")
+    report = project.run(docs)
+    _assert_good_kept(project)
+    ids = _doc_ids(project)
+    assert {"ok", "sur"} <= ids  # the text keeps its words, the surrogate becomes U+FFFD
+    [(where, reason)] = _report_paths(report).items()
+    assert where.endswith("corpus.jsonl:2") and "surrogate" in reason
+    assert any("sur" in w and "U+FFFD" in w for w in report.warnings), report.warnings
+
+
+# -- 3. not a regular file -------------------------------------------------------------------
+
+
+def test_a_fifo_is_skipped_not_waited_on(tmp_path: Path) -> None:
+    docs = _good_folder(tmp_path / "docs")
+    os.mkfifo(docs / "pipe.md")
+    project = Project(tmp_path / "project")
+    report = project.run(docs)  # today this blocks forever in open()
+    _assert_good_kept(project)
+    [(where, reason)] = _report_paths(report).items()
+    assert where.endswith("pipe.md") and "not a regular file" in reason
+
+
+# -- 4. PDF text bomb ------------------------------------------------------------------------
+
+
+def _bomb_pdf(repeats: int, line: str = "A" * 200) -> bytes:
+    """A small PDF whose one page draws a form XObject `repeats` times: text multiplies."""
+    form = zlib.compress(f"BT /F1 8 Tf 10 10 Td ({line}) Tj ET".encode())
+    content = zlib.compress(b"q /X0 Do Q\n" * repeats)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R "
+        b"/Resources << /Font << /F1 3 0 R >> /XObject << /X0 6 0 R >> >> >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(content)
+        + content
+        + b"\nendstream",
+        b"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 3 0 R >> >> /Length %d /Filter /FlateDecode >>\nstream\n"
+        % len(form)
+        + form
+        + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for offset in offsets:
+        out += b"%010d 00000 n \n" % offset
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
+
+
+def test_a_pdf_text_bomb_is_skipped_at_the_text_limit(tmp_path: Path) -> None:
+    docs = _good_folder(tmp_path / "docs")
+    bomb = _bomb_pdf(20_000)  # ~4 million characters from a few KB
+    assert len(bomb) < 20_000
+    (docs / "bomb.pdf").write_bytes(bomb)
+    project = Project(tmp_path / "project")
+    report = project.run(docs, max_text_chars=200_000)
+    _assert_good_kept(project)
+    [(where, reason)] = _report_paths(report).items()
+    assert where.endswith("bomb.pdf")
+    assert "200,000 characters" in reason and "ingest.max_text_chars" in reason
+
+
+def test_a_pdf_under_the_text_limit_is_ingested(tmp_path: Path) -> None:
+    docs = _good_folder(tmp_path / "docs")
+    (docs / "small.pdf").write_bytes(_bomb_pdf(50, "Routers renew keys hourly. " * 4))
+    project = Project(tmp_path / "project")
+    report = project.run(docs, max_text_chars=200_000)
+    assert report.skipped == ()
+    assert "small.pdf" in _doc_ids(project)
+
+
+def test_text_files_over_the_text_limit_are_skipped_too(tmp_path: Path) -> None:
+    docs = _good_folder(tmp_path / "docs")
+    (docs / "huge.md").write_text("# Huge\n\n" + "word " * 50_000)
+    project = Project(tmp_path / "project")
+    report = project.run(docs, max_text_chars=100_000)
+    _assert_good_kept(project)
+    [(where, reason)] = _report_paths(report).items()
+    assert where.endswith("huge.md") and "ingest.max_text_chars" in reason
+
+
+# -- 11. symlinks out of the tree ------------------------------------------------------------
+
+
+def test_a_symlink_out_of_the_ingested_folder_is_not_followed(tmp_path: Path) -> None:
+    docs = _good_folder(tmp_path / "docs")
+    secret = tmp_path / "outside" / "secret.md"
+    secret.parent.mkdir()
+    secret.write_text("# Secret\n\nThe root password is hunter2.\n")
+    (docs / "passwd.md").symlink_to(secret)
+    (docs / "inside.md").symlink_to(docs / "alpha.md")  # inside the tree: fine
+    project = Project(tmp_path / "project")
+    report = project.run(docs)
+    _assert_good_kept(project)
+    assert "passwd.md" not in _doc_ids(project)
+    assert "inside.md" in _doc_ids(project)
+    [(where, reason)] = _report_paths(report).items()
+    assert where.endswith("passwd.md") and "outside the ingested folder" in reason
+    # Asked to, it follows the link.
+    again = Project(tmp_path / "project2").run(docs, follow_symlinks=True)
+    assert again.skipped == ()
+
+
+def test_a_symlink_given_directly_is_followed(tmp_path: Path) -> None:
+    secret = tmp_path / "outside.md"
+    secret.write_text("# Outside\n\nGiven on the command line on purpose.\n")
+    link = tmp_path / "link.md"
+    link.symlink_to(secret)
+    report = Project(tmp_path / "project").run(link)
+    assert report.docs_added == 1 and report.skipped == ()
+
+
+def test_the_settings_reach_ingestion(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, open_assistant
+) -> None:  # type: ignore[no-untyped-def]
+    docs = _good_folder(tmp_path / "docs")
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Outside\n\nOutside the folder.\n")
+    (docs / "link.md").symlink_to(outside)
+    (docs / "long.md").write_text("# Long\n\n" + "word " * 1000)
+    assistant = open_assistant(tmp_path / "p")
+    report = assistant.ingest([docs])
+    assert {Path(s.path).name for s in report.skipped} == {"link.md"}
+    monkeypatch.setenv("TELLMEMORE_INGEST__FOLLOW_SYMLINKS", "true")
+    monkeypatch.setenv("TELLMEMORE_INGEST__MAX_TEXT_CHARS", "2000")
+    assistant = open_assistant(tmp_path / "q")
+    report = assistant.ingest([docs])
+    assert {Path(s.path).name for s in report.skipped} == {"long.md"}
+    assert report.docs_added == 3

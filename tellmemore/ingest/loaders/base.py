@@ -4,8 +4,18 @@ Every file goes through `read_source` first, which turns the ways a file can be
 bad into a `LoaderError` with a reason instead of a crash:
 
 - unreadable (permissions, a broken symlink, a directory): "cannot read file: ...";
+- not a regular file (a FIFO, a socket, a device): skipped without being opened for
+  a blocking read, so a FIFO named `x.md` cannot hang the run;
+- a name that is not valid UTF-8 (bytes a Linux file system allows): skipped, the
+  reported path shows the bytes (`caf\\xe9.md`);
+- a symlink, found in a folder, that points outside that folder: skipped unless
+  `follow_symlinks` (`ingest.follow_symlinks`) asks for it, so a link to `/etc/passwd`
+  does not become searchable; a path given directly is followed;
 - larger than `max_bytes` (default 20 MB): skipped, the reason names the limit
   and the setting to raise it;
+- text longer than `max_text_chars` (default 5 million characters, `ingest.max_text_chars`)
+  once extracted: skipped. A PDF stops extracting at the limit, so an 18 KB PDF that
+  expands to 100 million characters costs seconds, not hours;
 - empty, or only whitespace: skipped;
 - binary (a NUL byte in a text format): skipped;
 - invalid UTF-8. Choice: decode with U+FFFD replacement characters and keep
@@ -21,7 +31,9 @@ so the same corpus gets the same ids on every machine.
 
 from __future__ import annotations
 
+import logging
 import os
+import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,8 +42,13 @@ from typing import Any, BinaryIO, ClassVar, Protocol
 from tellmemore.errors import LoaderError
 from tellmemore.types import SkippedFile
 
+log = logging.getLogger(__name__)
+
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 """Files above this size are skipped (JSONL is streamed and limited per record instead)."""
+
+DEFAULT_MAX_TEXT_CHARS = 5_000_000
+"""Extracted text above this many characters per file is skipped (about 2,000 book pages)."""
 
 MAX_REPLACED_SHARE = 0.10
 """Above this share of undecodable characters a file is treated as not UTF-8 text."""
@@ -92,6 +109,7 @@ class Source:
     text: str = ""
     encoding_errors: int = 0
     max_bytes: int = DEFAULT_MAX_BYTES
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
 
     @property
     def source(self) -> str:
@@ -141,13 +159,37 @@ def _ensure_builtin() -> None:
             register(module.LOADER)
 
 
+def text_too_long(where: str, limit: int) -> LoaderError:
+    """The skip reason of a file whose extracted text passes `max_text_chars`."""
+    return LoaderError(
+        where,
+        f"text too long: more than {limit:,} characters once extracted "
+        "(raise ingest.max_text_chars to ingest it)",
+    )
+
+
 def open_checked(path: Path) -> BinaryIO:
-    """Open a file for reading bytes; each way that fails becomes a LoaderError."""
+    """Open a regular file for reading bytes; each way that fails becomes a LoaderError.
+
+    Opened non-blocking and checked with fstat before any read: opening a FIFO for reading
+    blocks until a writer comes, and reading a device may never end.
+    """
     shown = path.as_posix()
     try:
         if path.is_dir():
             raise LoaderError(shown, "cannot read file: it is a directory")
-        return path.open("rb")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise LoaderError(
+                    shown, "not a regular file (a FIFO, socket or device); skipped unread"
+                )
+            os.set_blocking(fd, True)
+            return os.fdopen(fd, "rb")
+        except BaseException:
+            os.close(fd)
+            raise
     except PermissionError:
         raise LoaderError(
             shown, "cannot read file: permission denied (check its permissions)"
@@ -205,7 +247,11 @@ def decode_text(data: bytes, *, where: str) -> tuple[str, int]:
 
 
 def load_file(
-    path: str | Path, *, root: str | Path | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+    path: str | Path,
+    *,
+    root: str | Path | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
 ) -> LoadResult:
     """Load one file. Per-record problems (JSONL) are in `skipped`; a bad file raises.
 
@@ -216,9 +262,23 @@ def load_file(
     loader = loader_for(p)
     doc_id = p.relative_to(base).as_posix() if p.is_relative_to(base) else p.name
     if loader.streaming:
-        return loader.load(Source(path=p, doc_id=doc_id, max_bytes=max_bytes))
-    src = read_source(p, doc_id, binary=loader.binary, max_bytes=max_bytes)
-    return loader.load(src)
+        src = Source(path=p, doc_id=doc_id, max_bytes=max_bytes, max_text_chars=max_text_chars)
+        result = loader.load(src)
+    else:
+        src = read_source(p, doc_id, binary=loader.binary, max_bytes=max_bytes)
+        src = Source(
+            path=src.path,
+            doc_id=src.doc_id,
+            data=src.data,
+            text=src.text,
+            encoding_errors=src.encoding_errors,
+            max_bytes=max_bytes,
+            max_text_chars=max_text_chars,
+        )
+        result = loader.load(src)
+    if not loader.streaming and any(len(d.text) > max_text_chars for d in result.documents):
+        raise text_too_long(p.as_posix(), max_text_chars)
+    return result
 
 
 def load_path(
@@ -244,25 +304,80 @@ def iter_files(source: str | Path) -> Iterator[tuple[Path, Path]]:
                 yield Path(dirpath) / name, p
 
 
+def shown_path(path: str | Path) -> str:
+    """A path as a printable string: bytes that are not UTF-8 appear as `\\xe9`."""
+    raw = os.fsencode(str(path) if isinstance(path, Path) else path)
+    return raw.decode("utf-8", errors="backslashreplace")
+
+
+def _name_is_utf8(path: Path) -> bool:
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _link_leaves(file: Path, root: Path) -> bool:
+    """Whether `file`, reached by walking `root`, is a symlink to somewhere outside it."""
+    if not file.is_symlink():
+        return False
+    try:
+        target = file.resolve()
+    except (OSError, RuntimeError):  # a loop
+        return True
+    return not target.is_relative_to(root.resolve())
+
+
+def _check_file(file: Path, root: Path, *, walked: bool, follow_symlinks: bool) -> str | None:
+    """Why `file` is skipped before it is opened, or None."""
+    if not _name_is_utf8(file):
+        return "file or folder name is not valid UTF-8; rename it (e.g. with convmv)"
+    if walked and not follow_symlinks and _link_leaves(file, root):
+        return (
+            "symlink to a file outside the ingested folder; not followed "
+            "(set ingest.follow_symlinks = true, or ingest the target itself)"
+        )
+    return None
+
+
 def load_sources(
-    sources: Iterable[str | Path], *, max_bytes: int = DEFAULT_MAX_BYTES
+    sources: Iterable[str | Path],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    follow_symlinks: bool = False,
 ) -> LoadResult:
     """Load every file under `sources`; bad files and duplicate ids are skipped with reasons.
 
-    The first document with an id wins; later ones are reported as duplicates.
+    The first document with an id wins; later ones are reported as duplicates. A loader
+    that fails in a way nobody foresaw costs its file only: the error is the skip reason.
     """
     documents: list[Document] = []
     skipped: list[SkippedFile] = []
     seen: dict[str, str] = {}
     for source in sources:
         if not Path(source).exists() and not Path(source).is_symlink():
-            skipped.append(SkippedFile(Path(source).as_posix(), "no such file or directory"))
+            skipped.append(SkippedFile(shown_path(source), "no such file or directory"))
             continue
+        walked = Path(source).is_dir()
         for file, root in iter_files(source):
+            reason = _check_file(file, root, walked=walked, follow_symlinks=follow_symlinks)
+            if reason is not None:
+                skipped.append(SkippedFile(shown_path(file), reason))
+                continue
             try:
-                result = load_file(file, root=root, max_bytes=max_bytes)
+                result = load_file(
+                    file, root=root, max_bytes=max_bytes, max_text_chars=max_text_chars
+                )
             except LoaderError as exc:
                 skipped.append(SkippedFile(exc.path, exc.reason))
+                continue
+            except (Exception, RecursionError) as exc:
+                log.exception("cannot load %s", shown_path(file))
+                skipped.append(
+                    SkippedFile(shown_path(file), f"cannot load: {type(exc).__name__}: {exc}")
+                )
                 continue
             skipped.extend(result.skipped)
             for doc in result.documents:

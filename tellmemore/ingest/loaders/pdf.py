@@ -20,7 +20,17 @@ from contextlib import contextmanager
 from typing import ClassVar
 
 from tellmemore.errors import LoaderError
-from tellmemore.ingest.loaders.base import Document, LoadResult, Source
+from tellmemore.ingest.loaders.base import (
+    DEFAULT_MAX_TEXT_CHARS,
+    Document,
+    LoadResult,
+    Source,
+    text_too_long,
+)
+
+
+class _TooLong(Exception):
+    """Raised from pypdf's text visitor once the file's text passes the limit."""
 
 
 @contextmanager
@@ -57,8 +67,14 @@ def join_pages(pages: list[str]) -> tuple[str, tuple[tuple[int, int], ...]]:
     return "\n\n".join(parts), tuple(starts)
 
 
-def pdf_pages(data: bytes, *, where: str) -> tuple[list[str], str]:
-    """(the text layer of every page, title from the PDF metadata)."""
+def pdf_pages(
+    data: bytes, *, where: str, max_chars: int = DEFAULT_MAX_TEXT_CHARS
+) -> tuple[list[str], str]:
+    """(the text layer of every page, title from the PDF metadata).
+
+    Extraction stops as soon as the text drawn so far passes `max_chars`: a few KB of
+    PDF can draw one form a hundred thousand times (a text bomb).
+    """
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
@@ -72,13 +88,26 @@ def pdf_pages(data: bytes, *, where: str) -> tuple[list[str], str]:
                     raise LoaderError(where, f"cannot read PDF: encrypted ({exc})") from exc
                 if not opened:
                     raise LoaderError(where, "cannot read PDF: encrypted with a password")
-            pages = [page.extract_text() or "" for page in reader.pages]
+            drawn = 0
+
+            def count(text: str, *_: object) -> None:
+                nonlocal drawn
+                drawn += len(text)
+                if drawn > max_chars:
+                    raise _TooLong
+
+            pages = []
+            for page in reader.pages:
+                pages.append(page.extract_text(visitor_text=count) or "")
+                drawn = sum(len(p) for p in pages)
             title = ""
             meta = reader.metadata
             if meta is not None and meta.title:
                 title = str(meta.title).strip()
     except LoaderError:
         raise
+    except _TooLong:
+        raise text_too_long(where, max_chars) from None
     except (PdfReadError, Exception) as exc:
         raise LoaderError(where, f"cannot read PDF: {type(exc).__name__}: {exc}") from exc
     return pages, title
@@ -93,7 +122,7 @@ class PDFLoader:
     def load(self, source: Source) -> LoadResult:
         if not source.data.lstrip().startswith(b"%PDF"):
             raise LoaderError(source.source, "cannot read PDF: no %PDF header (not a PDF file)")
-        pages, title = pdf_pages(source.data, where=source.source)
+        pages, title = pdf_pages(source.data, where=source.source, max_chars=source.max_text_chars)
         text, page_starts = join_pages(pages)
         if not text.strip():
             raise LoaderError(
