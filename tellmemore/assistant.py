@@ -162,7 +162,10 @@ class Assistant:
         tenant: str | None = None,
     ) -> list[Hit]:
         """Ranked chunks for one query (no conversation)."""
-        if not query or not query.strip():
+        from tellmemore.turn import valid_unicode
+
+        query = valid_unicode(query or "")
+        if not query.strip():
             raise InputError("the query is empty")
         if isinstance(mode, str):
             mode = SearchMode.from_str(mode)

@@ -15,9 +15,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tellmemore.errors import InputError
+
 API_VERSION = "1"
 
 Role = Literal["user", "assistant"]
+
+
+class UnknownModeError(InputError, ValueError):
+    """An unknown search mode: an input error at the edges, a ValueError to pydantic."""
 
 
 class SearchMode(enum.StrEnum):
@@ -33,7 +39,7 @@ class SearchMode(enum.StrEnum):
             return cls(value.strip().lower())
         except ValueError:
             valid = ", ".join(m.value for m in cls)
-            raise ValueError(f"unknown search mode {value!r}; valid modes: {valid}") from None
+            raise UnknownModeError(f"unknown search mode {value!r}; valid modes: {valid}") from None
 
 
 class Decision(enum.StrEnum):

@@ -1,7 +1,8 @@
 """The `tellmemore` command line: thin commands over the library.
 
 Domain errors are translated to a one-line message and exit code 1 here, in
-one place; a closed pipe (`tellmemore search ... | head`) exits quietly.
+one place; a closed pipe (`tellmemore search ... | head`) exits quietly. Any other
+exception is a bug: it is one line too, and `TELLMEMORE_DEBUG=1` shows its traceback.
 """
 
 from __future__ import annotations
@@ -61,3 +62,14 @@ def main() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
+    except Exception as exc:  # a bug: one line for the user, the traceback on request
+        if os.environ.get("TELLMEMORE_DEBUG"):
+            raise
+        shown = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
+        typer.secho(
+            f"Error: unexpected {type(exc).__name__}: {shown} "
+            "(set TELLMEMORE_DEBUG=1 to see the traceback)",
+            err=True,
+            fg=typer.colors.RED,
+        )
+        sys.exit(1)

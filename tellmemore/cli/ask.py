@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from tellmemore.cli.common import JsonOpt, ProjectOpt, console, open_assistant, print_json
+from tellmemore.cli.common import (
+    JsonOpt,
+    ProjectOpt,
+    console,
+    open_assistant,
+    print_json,
+    utf8_id,
+)
 from tellmemore.cli.render import plain, print_answer, print_resolution_line
 from tellmemore.errors import InputError
 
@@ -31,6 +38,9 @@ def ask_command(
 
     if session is not None and history is not None:
         raise InputError("use either --session or --history, not both")
+    if session is not None:
+        utf8_id(session, "--session")
+    utf8_id(tenant, "--tenant")
     assistant = open_assistant(project)
     try:
         turns = parse_history(history) if history is not None else None
@@ -64,6 +74,9 @@ def chat_command(
     Type /quit (or Ctrl-D) to leave."""
     from tellmemore.answer.stream import DeltaEvent, DoneEvent, ResolutionEvent
 
+    if session is not None:
+        utf8_id(session, "--session")
+    utf8_id(tenant, "--tenant")
     assistant = open_assistant(project)
     chat = assistant.session(session, tenant=tenant)
     console.print(f"[dim]Session {chat.id}. Type /quit to leave.[/]")

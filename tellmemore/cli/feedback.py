@@ -11,7 +11,14 @@ from typing import Annotated
 
 import typer
 
-from tellmemore.cli.common import JsonOpt, ProjectOpt, console, open_assistant, print_json
+from tellmemore.cli.common import (
+    JsonOpt,
+    ProjectOpt,
+    console,
+    open_assistant,
+    print_json,
+    utf8_id,
+)
 
 
 def feedback_command(
@@ -24,8 +31,12 @@ def feedback_command(
     json_out: JsonOpt = False,
 ) -> None:
     """Rate an answer up or down, with an optional reason, by its trace id."""
+    from tellmemore.turn import valid_unicode
+
+    utf8_id(trace_id, "the trace id")
     assistant = open_assistant(project)
     try:
+        reason = valid_unicode(reason) if reason else reason
         cleaned = reason.strip() if reason and reason.strip() else None
         feedback_id = assistant.feedback(trace_id, rating.strip().lower(), cleaned)
     finally:

@@ -13,7 +13,7 @@ app = typer.Typer(help="Inspect and maintain the index.", no_args_is_help=True)
 @app.command("stats")
 def stats_command(project: ProjectOpt = None, json_out: JsonOpt = False) -> None:
     """Counts, size on disk, embedder and engine."""
-    assistant = open_assistant(project)
+    assistant = open_assistant(project, must_exist=True)
     try:
         stats = assistant.stats()
     finally:

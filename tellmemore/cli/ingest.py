@@ -29,6 +29,9 @@ def ingest_command(
 ) -> None:
     """Ingest Markdown, text, HTML, PDF and JSONL files. Safe to rerun: unchanged content is
     not re-embedded, and a killed run resumes where it stopped."""
+    from tellmemore.cli.common import utf8_id
+
+    utf8_id(tenant, "--tenant")
     assistant = open_assistant(project)
     try:
         if json_out:

@@ -8,7 +8,14 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from tellmemore.cli.common import JsonOpt, ProjectOpt, console, open_assistant, print_json
+from tellmemore.cli.common import (
+    JsonOpt,
+    ProjectOpt,
+    console,
+    open_assistant,
+    print_json,
+    utf8_id,
+)
 from tellmemore.cli.render import document_text
 
 
@@ -27,6 +34,12 @@ def search_command(
     json_out: JsonOpt = False,
 ) -> None:
     """Search the index for one query and print the ranked chunks with their scores."""
+    from tellmemore.types import SearchMode
+
+    if tenant is not None:
+        utf8_id(tenant, "--tenant")
+    if mode is not None:
+        SearchMode.from_str(mode)  # an unknown mode is refused before the model loads
     assistant = open_assistant(project)
     try:
         hits = assistant.search(query, k=k, mode=mode, tenant=tenant)

@@ -211,6 +211,15 @@ def install(app: FastAPI) -> None:
         return render_problem(request.scope, p)
 
     async def on_http(request: Request, exc: Exception) -> Response:
+        if isinstance(exc.__cause__, UnicodeDecodeError):  # FastAPI's 400 "error parsing"
+            p = ProblemError(
+                422,
+                "invalid-request",
+                "Invalid request",
+                "the request body is not valid UTF-8; JSON must be sent as UTF-8",
+                errors=[{"loc": ["body"], "msg": "not valid UTF-8", "type": "json_invalid"}],
+            )
+            return render_problem(request.scope, p)
         status = exc.status_code if isinstance(exc, StarletteHTTPException) else 500
         detail = exc.detail if isinstance(exc, StarletteHTTPException) else str(exc)
         headers = getattr(exc, "headers", None)

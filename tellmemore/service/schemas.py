@@ -7,13 +7,33 @@ frozen dataclasses and never from loose dicts.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from tellmemore.types import Answer
 
 MAX_REASON_CHARS = 2000
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _no_surrogates(value: str) -> str:
+    """JSON's "\\ud800" parses to a lone surrogate, which no database or encoder takes: an
+    id holding one names nothing, so the request is refused (422), not crashed on (500)."""
+    if _SURROGATE.search(value):
+        raise ValueError("not valid Unicode: the id holds a lone surrogate (\\ud800-\\udfff)")
+    return value
+
+
+def _replace_surrogates(value: str | None) -> str | None:
+    """Free text keeps its words: a lone surrogate becomes U+FFFD, as in a message."""
+    return _SURROGATE.sub("\ufffd", value) if value else value
+
+
+Identifier = Annotated[str, AfterValidator(_no_surrogates)]
+FreeText = Annotated[str, AfterValidator(_replace_surrogates)]
 
 
 class _Request(BaseModel):
@@ -30,7 +50,7 @@ class ChatRequest(_Request):
     if your client keeps the conversation itself; with neither a new session starts."""
 
     message: str = Field(description="What the user typed.")
-    session_id: str | None = Field(default=None, description="Continue this session.")
+    session_id: Identifier | None = Field(default=None, description="Continue this session.")
     history: list[HistoryTurn] | None = Field(
         default=None, description="Earlier turns, oldest first (stateless use)."
     )
@@ -52,9 +72,9 @@ class CorrectRequest(_Request):
 
 
 class FeedbackRequest(_Request):
-    trace_id: str
+    trace_id: Identifier
     rating: Literal["up", "down"]
-    reason: str | None = Field(default=None, max_length=MAX_REASON_CHARS)
+    reason: FreeText | None = Field(default=None, max_length=MAX_REASON_CHARS)
 
 
 class CitationModel(BaseModel):
