@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from tellmemore.config import Settings
 from tellmemore.errors import InputError
 from tellmemore.index.base import Embedder, Index
+from tellmemore.limits import MAX_HISTORY_INPUT_TURNS
 from tellmemore.state.conversations import ConversationStore
 from tellmemore.state.db import StateDB
 from tellmemore.types import Answer, Hit, IngestReport, SearchFilter, SearchMode, Turn
@@ -314,6 +315,11 @@ def parse_history(history: Sequence[Mapping[str, str] | Turn] | str | Path) -> l
             raise InputError(f"cannot read history file {path}: {exc}") from exc
         if not isinstance(history, list):
             raise InputError(f"{path}: expected a JSON list of {{role, content}} turns")
+    if len(history) > MAX_HISTORY_INPUT_TURNS:
+        raise InputError(
+            f"the history has {len(history):,} turns; at most {MAX_HISTORY_INPUT_TURNS} are "
+            "accepted (a turn reads only the newest conversation.max_history_turns)"
+        )
     from tellmemore.turn import valid_unicode
 
     turns: list[Turn] = []

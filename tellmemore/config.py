@@ -124,6 +124,12 @@ class ConversationSettings(_Section):
     """How many recent exchanges the resolver and the generator see verbatim."""
     summary_every: int = Field(default=4, ge=1)
     max_message_chars: int = Field(default=8000, ge=1)
+    max_history_turns: int = Field(default=100, ge=1, le=300)
+    """A turn reads at most this many of the newest history turns (see tellmemore.limits)."""
+    max_history_item_chars: int = Field(default=8000, ge=1)
+    """... each up to this many characters ..."""
+    max_history_chars: int = Field(default=48_000, ge=1)
+    """... and this many characters in all: the cost of a turn is bounded."""
 
 
 class LLMSettings(_Section):

@@ -31,6 +31,7 @@ from tellmemore.conversation.preamble import without_preamble
 from tellmemore.conversation.resolvers.base import ResolveContext, Resolver
 from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.errors import InputError, LLMError
+from tellmemore.limits import cap_history, degraded_code
 from tellmemore.retrieval import Retriever
 from tellmemore.state.conversations import ConversationStore, new_id
 from tellmemore.types import (
@@ -114,7 +115,13 @@ class TurnRunner:
         if req.deadline is None:
             req.deadline = time.monotonic() + self.settings.llm.deadline_s
         trace_id = new_id()
-        history = list(req.history)
+        conv = self.settings.conversation
+        history = cap_history(
+            req.history,
+            max_turns=conv.max_history_turns,
+            max_item_chars=conv.max_history_item_chars,
+            max_chars=conv.max_history_chars,
+        )
 
         decided = decide(message, history)
         if decided.decision is not Decision.RETRIEVE and req.forced_query is None:
@@ -275,7 +282,11 @@ class TurnRunner:
         )
         resolution = self.resolver.resolve(message, history, context)
         if resolution.degraded:
-            req.degraded.append(f"resolve:{resolution.degraded}")
+            # a stable code for the client and the trace; the text is for the log only
+            code = degraded_code(resolution.degraded)
+            logger.warning("resolver degraded (%s): %s", code, resolution.degraded[:500])
+            req.degraded.append(f"resolve:{code}")
+            resolution = replace(resolution, degraded=code)
         return resolution, gated.reason
 
     def _extract(

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from tellmemore.limits import MAX_HISTORY_INPUT_TURNS
 from tellmemore.types import Answer
 
 MAX_REASON_CHARS = 2000
@@ -52,7 +53,11 @@ class ChatRequest(_Request):
     message: str = Field(description="What the user typed.")
     session_id: Identifier | None = Field(default=None, description="Continue this session.")
     history: list[HistoryTurn] | None = Field(
-        default=None, description="Earlier turns, oldest first (stateless use)."
+        default=None,
+        max_length=MAX_HISTORY_INPUT_TURNS,
+        description="Earlier turns, oldest first (stateless use). At most 1,000; a turn "
+        "reads the newest conversation.max_history_turns of them, each cut to "
+        "conversation.max_history_item_chars (see docs/service.md).",
     )
     stream: bool = Field(default=False, description="Answer as server-sent events.")
 
