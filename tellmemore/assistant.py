@@ -227,8 +227,9 @@ class Assistant:
     def feedback(self, trace_id: str, rating: str, reason: str | None = None) -> int:
         return self.conversations.add_feedback(trace_id, rating, reason)
 
-    def trace(self, trace_id: str) -> dict[str, Any]:
-        return self.conversations.trace(trace_id)
+    def trace(self, trace_id: str, *, tenant: str | None = None) -> dict[str, Any]:
+        """A stored trace; with `tenant`, NotFoundError unless it is that tenant's."""
+        return self.conversations.trace(trace_id, tenant=tenant)
 
     def close(self) -> None:
         if "index" in self.__dict__:
@@ -286,6 +287,7 @@ class Session:
         """The rolling summary of turns older than the window, refreshed every few turns,
         and why the LLM could not write it (None: it did, or was not asked)."""
         from tellmemore.conversation.history import RollingSummary
+        from tellmemore.turn import scoped_term_stats
 
         if self.id is None:
             return "", None
@@ -296,7 +298,7 @@ class Session:
             window=conv.window,
             summary_every=conv.summary_every,
             llm=self.assistant.llm,
-            term_stats=self.assistant.index.term_stats,
+            term_stats=scoped_term_stats(self.assistant.index, self.tenant),
             deadline=deadline,
         )
         if rolling.due(turns, upto):

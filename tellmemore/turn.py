@@ -7,6 +7,7 @@ clarification, abstention, degraded LLM), ends with one Answer and one trace.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import time
@@ -47,6 +48,9 @@ from tellmemore.types import (
 )
 
 if TYPE_CHECKING:
+    from tellmemore.conversation.binding import TermStatsLookup
+    from tellmemore.conversation.headings import HeadingsLookup
+    from tellmemore.index.base import Index
     from tellmemore.llm import LLMClient
 
 logger = logging.getLogger(__name__)
@@ -152,8 +156,9 @@ class TurnRunner:
         # Typos are fixed for the search only; search_phrasings adds the message as typed.
         # A clarification reply searches its forced query: nothing to fix.
         searched = message
+        term_stats = scoped_term_stats(self.retriever.index, req.tenant)
         if req.forced_query is None:
-            searched, _ = correct_spelling(message, self.retriever.index.term_stats)
+            searched, _ = correct_spelling(message, term_stats)
         resolution, gate_reason = self._resolve(searched, history, req)
         resolve_ms = _ms(t_resolve)
         yield ResolutionEvent(Decision.RETRIEVE, gate_reason, resolution)
@@ -181,7 +186,7 @@ class TurnRunner:
                 message,
                 resolution,
                 history,
-                self.retriever.index.term_stats,
+                term_stats,
                 window=self.settings.conversation.window,
                 searched=searched,
             )
@@ -204,9 +209,7 @@ class TurnRunner:
         abstained = abstain.should_abstain(
             abstain.evidence_hits(hits, result.per_query, asked),
             min_dense_score=self.settings.retrieval.min_dense_score,
-            coverage=lambda: abstain.lexical_coverage(
-                asked, result.per_query, self.retriever.index.term_stats
-            ),
+            coverage=lambda: abstain.lexical_coverage(asked, result.per_query, term_stats),
             min_coverage=self.settings.retrieval.min_lexical_coverage,
         )
         if not abstained:
@@ -270,12 +273,14 @@ class TurnRunner:
         # the gate reads what is asked: "wow, that sounds great. what about X?" is an ellipsis
         asked = without_preamble(message)
         index = self.retriever.index
-        gated = gate(asked, history, index.term_stats, headings=headings_of(index.headings))
+        term_stats = scoped_term_stats(index, req.tenant)
+        headings = scoped_headings(index, req.tenant)
+        gated = gate(asked, history, term_stats, headings=headings_of(headings))
         if not gated.needs_resolution:
             return Resolution(query=asked, resolver="none"), gated.reason
         context = ResolveContext(
-            term_stats=index.term_stats,
-            headings=index.headings,
+            term_stats=term_stats,
+            headings=headings,
             summary=req.summary,
             window=self.settings.conversation.window,
             deadline=req.deadline,
@@ -405,6 +410,21 @@ class TurnRunner:
         )
         self.store.record_turn(trace, tenant=req.tenant)
         return DoneEvent(answer)
+
+
+def scoped_term_stats(index: Index, tenant: str) -> TermStatsLookup:
+    """The index's term statistics as a tenant's turn may read them: its own chunks only.
+    The default tenant "" searches every tenant's documents, so it reads them all."""
+    if not tenant:
+        return index.term_stats
+    return functools.partial(index.term_stats, tenant=tenant)
+
+
+def scoped_headings(index: Index, tenant: str) -> HeadingsLookup:
+    """The index's headings as a tenant's turn may read them (see `scoped_term_stats`)."""
+    if not tenant:
+        return index.headings
+    return functools.partial(index.headings, tenant=tenant)
 
 
 def valid_unicode(text: str) -> str:

@@ -67,11 +67,12 @@ class Index(Protocol):
         """Ranked hits for one query, filtered before ranking."""
         ...
 
-    def term_stats(self, terms: Iterable[str]) -> TermStats:
-        """Document frequency of each term (engine-normalised) and the chunk count."""
+    def term_stats(self, terms: Iterable[str], *, tenant: str | None = None) -> TermStats:
+        """Document frequency of each term (engine-normalised) and the chunk count; with
+        `tenant`, over that tenant's chunks only (what one tenant's turn may read)."""
         ...
 
-    def headings(self) -> Sequence[str]:
+    def headings(self, *, tenant: str | None = None) -> Sequence[str]:
         """The distinct headings of the stored chunks, "Title > Section > Subsection": what
         the documents name as subjects (`conversation.headings`). The same sequence object
         while the index is unchanged, so callers can cache what they derive from it."""

@@ -60,7 +60,7 @@ from tellmemore.index.milvus_schema import (
 )
 from tellmemore.index.sqlite import MAX_DF_FRACTION, PRUNE_MIN_CHUNKS
 from tellmemore.index.terms import Stemmer, TermStore
-from tellmemore.types import Chunk, Hit, SearchMode, TermStats, header_line
+from tellmemore.types import Chunk, Hit, SearchFilter, SearchMode, TermStats, header_line
 
 __all__ = ["MilvusIndex", "filter_expr", "in_list", "open_milvus", "parse_uri", "quote"]
 
@@ -371,9 +371,16 @@ class MilvusIndex:
         for rows in self._pages([*FIELDS, "dense"], "", batch_size):
             yield [(to_chunk(r), np.asarray(r["dense"], dtype=np.float32)) for r in rows]
 
-    def headings(self) -> tuple[str, ...]:
+    def headings(self, *, tenant: str | None = None) -> tuple[str, ...]:
         """Distinct "Title > Section" headings, read from the collection once and again
-        after this process writes, or when the chunk count moves (another writer)."""
+        after this process writes, or when the chunk count moves (another writer). With
+        `tenant`, that tenant's only (read each time: a filtered query)."""
+        if tenant is not None:
+            expr = filter_expr(SearchFilter(tenant=tenant))
+            pages = self._pages(["title", "section"], expr)
+            return tuple(
+                sorted({header_line(r["title"], r.get("section") or ()) for p in pages for r in p})
+            )
         with self._lock:
             count = self.count()
             if self._headings is None or self._headings[0] != count:
@@ -382,8 +389,10 @@ class MilvusIndex:
                 self._headings = (count, tuple(sorted(found)))
             return self._headings[1]
 
-    def term_stats(self, terms: Iterable[str]) -> TermStats:
-        """Chunks containing each term after Porter stemming, from the side table."""
+    def term_stats(self, terms: Iterable[str], *, tenant: str | None = None) -> TermStats:
+        """Chunks containing each term after Porter stemming, from the side table. The side
+        table counts every tenant's chunks (`tenant` is accepted, not applied: a limit
+        listed in docs/reliability.md)."""
         return self._terms.term_stats(terms)
 
     # -- search -----------------------------------------------------------------------

@@ -81,11 +81,14 @@ def get_caller(request: Request, settings: Annotated[Settings, Depends(get_setti
 
 
 def owned_trace(assistant: Assistant, caller: Caller, trace_id: str) -> dict[str, Any]:
-    """A stored trace if the caller's tenant owns it; otherwise 404 (never 403: no leak)."""
-    trace = assistant.trace(trace_id)
-    if not caller.owns(trace.get("tenant")):
-        raise not_found("trace", trace_id)
-    return trace
+    """A stored trace if the caller's tenant owns it; otherwise 404 (never 403: no leak).
+    The tenant is part of the query, so a foreign id costs what a missing one does."""
+    from tellmemore.errors import NotFoundError
+
+    try:
+        return assistant.trace(trace_id, tenant=caller.tenant if caller.scoped else None)
+    except NotFoundError:
+        raise not_found("trace", trace_id) from None
 
 
 AssistantDep = Annotated[Assistant, Depends(get_assistant)]

@@ -46,8 +46,12 @@ class ConversationStore:
         return session_id
 
     def session_exists(self, session_id: str, *, tenant: str | None = None) -> bool:
-        rows = self.db.query("SELECT tenant FROM sessions WHERE session_id = ?", (session_id,))
-        return bool(rows) and (tenant is None or rows[0]["tenant"] == tenant)
+        """Whether the session exists (and, with `tenant`, is that tenant's: in the query)."""
+        rows = self.db.query(
+            "SELECT 1 FROM sessions WHERE session_id = ? AND (? IS NULL OR tenant = ?)",
+            (session_id, tenant, tenant),
+        )
+        return bool(rows)
 
     def history(self, session_id: str) -> list[Turn]:
         """The session's turns in order; a user turn carries the Resolution it got when it
@@ -81,10 +85,11 @@ class ConversationStore:
 
     def session_info(self, session_id: str, *, tenant: str | None = None) -> dict[str, Any]:
         rows = self.db.query(
-            "SELECT session_id, tenant, created_at, summary FROM sessions WHERE session_id = ?",
-            (session_id,),
+            "SELECT session_id, tenant, created_at, summary FROM sessions "
+            "WHERE session_id = ? AND (? IS NULL OR tenant = ?)",
+            (session_id, tenant, tenant),
         )
-        if not rows or (tenant is not None and rows[0]["tenant"] != tenant):
+        if not rows:
             raise NotFoundError("session", session_id)
         turns = self.db.query(
             "SELECT position, role, content, trace_id, created_at FROM turns "
@@ -118,7 +123,7 @@ class ConversationStore:
         with self.db.transaction() as conn:
             conn.execute(
                 "INSERT INTO traces (trace_id, session_id, parent_trace_id, created_at, message,"
-                " payload) VALUES (?, ?, ?, ?, ?, ?)",
+                " payload, tenant) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     trace.trace_id,
                     trace.session_id,
@@ -126,6 +131,7 @@ class ConversationStore:
                     now,
                     trace.message,
                     payload,
+                    tenant,
                 ),
             )
             if trace.session_id is None:
@@ -165,8 +171,13 @@ class ConversationStore:
                 ],
             )
 
-    def trace(self, trace_id: str) -> dict[str, Any]:
-        rows = self.db.query("SELECT payload FROM traces WHERE trace_id = ?", (trace_id,))
+    def trace(self, trace_id: str, *, tenant: str | None = None) -> dict[str, Any]:
+        """A stored trace; with `tenant`, only that tenant's. The tenant is checked in the
+        query: a foreign trace is not read, so it answers as fast as a missing one."""
+        rows = self.db.query(
+            "SELECT payload FROM traces WHERE trace_id = ? AND (? IS NULL OR tenant = ?)",
+            (trace_id, tenant, tenant),
+        )
         if not rows:
             raise NotFoundError("trace", trace_id)
         data: dict[str, Any] = json.loads(rows[0]["payload"])
