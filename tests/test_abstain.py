@@ -20,6 +20,7 @@ def corpus_stats(texts: list[str]) -> Callable[[Iterable[str]], TermStats]:
 
     return lookup
 
+
 RELEASE = "Version 3.4: Sydney became generally available. The API gained bulk site import."
 CORPUS = [
     RELEASE,

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+from urllib.parse import urlsplit
+
+from tellmemore.injection import injection_flags
 from tellmemore.types import Citation, Hit
 
 SNIPPET_CHARS = 240
@@ -17,12 +21,42 @@ def citation(hit: Hit, snippet: str | None = None) -> Citation:
         doc=chunk.doc_id,
         title=chunk.title or chunk.doc_id,
         version=chunk.version,
-        url=chunk.url,
+        url=safe_url(chunk.url),
         snippet=body,
         section=chunk.section,
         score=round(hit.score, 6),
         pages=_pages(chunk.metadata.get("page_span")),
+        flags=_flags(chunk.metadata.get("flags"), chunk.text),
     )
+
+
+_IGNORED_IN_URLS = re.compile(r"[\x00-\x20\x7f]")
+SAFE_SCHEMES = frozenset({"http", "https"})
+
+
+def safe_url(url: str) -> str:
+    """`url` if a browser may open it as a link: http(s), or relative; else "".
+
+    A document's front matter can say `url: javascript:alert(1)`, and a client renders the
+    citation url as a link. Browsers ignore tabs, newlines and controls inside a URL
+    ("java\tscript:"), so the scheme is read without them.
+    """
+    compact = _IGNORED_IN_URLS.sub("", url or "")
+    if not compact:
+        return ""
+    scheme = urlsplit(compact).scheme.lower() if ":" in compact else ""
+    if scheme and scheme not in SAFE_SCHEMES:
+        return ""
+    if not scheme and re.match(r"^[a-z][a-z0-9+.-]*:", compact, re.IGNORECASE):
+        return ""  # a scheme urlsplit did not see
+    return url.strip()
+
+
+def _flags(stored: object, text: str) -> tuple[str, ...]:
+    """The flags ingestion stored with the chunk and those today's detector finds in it (a
+    chunk ingested before a pattern existed is flagged all the same)."""
+    kept = [f for f in stored if isinstance(f, str)] if isinstance(stored, list) else []
+    return tuple(dict.fromkeys([*kept, *injection_flags(text)]))
 
 
 def _pages(span: object) -> tuple[int, ...]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from tellmemore.answer import steps, superlatives
 from tellmemore.answer.answer_types import asked_type, holds
+from tellmemore.injection import quotable
 from tellmemore.types import Hit
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-']*")
@@ -302,7 +303,8 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
     q_terms = query_terms(query)
     kind = asked_type(query)
     candidates: list[tuple[int, int, str, list[str], set[str]]] = []
-    chunk_units = [units(h.chunk.text, h.chunk.header) for h in hits[:MAX_CHUNKS]]
+    # never quote what speaks to the assistant, nor a document's own [n] or <source> tags
+    chunk_units = [quotable(units(h.chunk.text, h.chunk.header)) for h in hits[:MAX_CHUNKS]]
     step = _the_step(query, chunk_units)
     if step:
         return step

@@ -63,8 +63,12 @@ def print_answer(console: Console, answer: Answer, *, streamed: bool = False) ->
         version = f" (v{c.version})" if c.version else ""
         page = f", {page_label(c.pages)}" if c.pages else ""
         link = f" {c.url}" if c.url else ""
+        aimed = f" (holds text aimed at a model: {', '.join(c.flags)})"
+        flagged = (aimed, "red") if c.flags else ""
         console.print(
-            Text.assemble("  ", (f"[{i}]", "cyan"), f" {plain(where)}{version}{page}{link}"),
+            Text.assemble(
+                "  ", (f"[{i}]", "cyan"), f" {plain(where)}{version}{page}{link}", flagged
+            ),
             highlight=False,
         )
     for note in degraded_notes(answer.degraded):

@@ -49,6 +49,7 @@ from tellmemore.ingest.ids import chunk_id, content_hash
 from tellmemore.ingest.loaders.base import Document
 from tellmemore.ingest.pages import PageLocator
 from tellmemore.ingest.sentences import split_sentences
+from tellmemore.injection import injection_flags  # one detector for ingestion and answers
 from tellmemore.types import Chunk
 
 CHUNKER_VERSION = "2"
@@ -363,33 +364,6 @@ def _split_unit(kind: str, unit: str, room: int, count: CountTokens) -> list[str
 
 
 # ---------------------------------------------------------------- chunks
-
-
-_INJECTION = re.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}?"
-    r"\b(?:previous|prior|above|earlier|preceding|all|any|your|system)\b[^.\n]{0,30}?"
-    r"\b(?:instructions?|prompts?|rules|directions|guidelines|messages|sources|context)\b"
-    r"|\b(?:ignore|disregard|forget)\b[^.\n]{0,20}?"
-    r"\b(?:instructions?|prompts?|sources|context)\s+(?:above|provided|given|before)\b"
-    r"|\byou are now\b[^.\n]{0,40}\b(?:assistant|ai|model|dan|jailbroken)\b"
-    r"|\bthe\s+(?:correct\s+|right\s+|only\s+)?answer\s+is\s+always\b"
-    r"|\balways\s+(?:answer|reply|respond|say)\s+(?:that\b|[:\"'])"
-    r"|<\|im_start\|>|\[/?INST\]|<<SYS>>",
-    re.IGNORECASE,
-)
-_ROLE_TURN = re.compile(
-    r"^\s*(?:[#>*_-]+\s*)?(?:system|assistant)\s*:\s*\S", re.IGNORECASE | re.MULTILINE
-)
-
-
-def injection_flags(text: str) -> list[str]:
-    """Flags for text that tries to steer a model: instructions to it, or fake chat turns."""
-    flags = []
-    if _INJECTION.search(text):
-        flags.append("prompt_injection")
-    if _ROLE_TURN.search(text):
-        flags.append("fake_role_turn")
-    return flags
 
 
 def make_header(title: str, path: Sequence[str], max_tokens: int, count: CountTokens) -> str:

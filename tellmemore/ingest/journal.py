@@ -13,7 +13,7 @@ so the next run cannot mistake the document for unchanged and redoes it;
 chunks already written with the right content hash are not embedded again.
 
 Keys: `(tenant, doc_id)` is the primary key of `documents` and `journal`, in two
-columns (migration 0003), so two tenants may both have a `faq.md` and no doc id,
+columns (migration 0006), so two tenants may both have a `faq.md` and no doc id,
 whatever characters it holds, can name another tenant's row. `doc_key` is that pair.
 """
 

@@ -78,7 +78,12 @@ class ConversationStore:
         cited = json.loads(rows[0]["payload"]).get("answer", {}).get("citations") or []
         return tuple(
             Citation(
-                **{**c, "section": tuple(c.get("section", ())), "pages": tuple(c.get("pages", ()))}
+                **{
+                    **c,
+                    "section": tuple(c.get("section", ())),
+                    "pages": tuple(c.get("pages", ())),
+                    "flags": tuple(c.get("flags", ())),
+                }
             )
             for c in cited
         )

@@ -135,7 +135,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         # A trace's tenant was only inside its JSON payload, so the service loaded a trace
         # before it could check the tenant: a foreign id answered 404 measurably slower
         # than a missing one. The tenant is a column now, checked in the query itself.
-        "0004_trace_tenant",
+        "0007_trace_tenant",
         """
         ALTER TABLE traces ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
         UPDATE traces SET tenant = COALESCE(json_extract(payload, '$.tenant'), '')

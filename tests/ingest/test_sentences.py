@@ -7,7 +7,7 @@ from tellmemore.ingest.sentences import is_abbreviation, split_sentences
 
 def test_abbreviations_and_initials_end_no_sentence() -> None:
     text = (
-        'We offer leave, e.g. Vacation days. The U.S. Army pays. Is there a cap? No. '
+        "We offer leave, e.g. Vacation days. The U.S. Army pays. Is there a cap? No. "
         'The cap is 5. See No. 5 below. He said "Go." Then left. J. Smith wrote it.'
     )
     assert split_sentences(text) == [

@@ -202,7 +202,7 @@ def test_ingestion_flags_every_poisoned_chunk_in_report_and_metadata(
     for line in report.flagged:
         assert re.match(r"^(escalation-notes|router-matrix)\.md \[.+\]: \w+", line), line
     kinds = {flag for _, _, flags in chunks for flag in flags}
-    assert kinds == {"prompt_injection", "fake_role_turn"}
+    assert kinds == {"prompt_injection", "fake_role_turn", "forged_source_tag"}
 
 
 def test_the_clean_sample_corpus_has_no_flags(tmp_path: Path) -> None:

@@ -297,7 +297,8 @@
           el("div", { class: "source-head" }, title,
             section ? el("span", { class: "source-section", text: section }) : null,
             c.version ? el("span", { class: "version", title: "Document version", text: `v${c.version}` }) : null,
-            c.pages && c.pages.length ? el("span", { class: "pages", title: "Pages of the source", text: pageLabel(c.pages) }) : null),
+            c.pages && c.pages.length ? el("span", { class: "pages", title: "Pages of the source", text: pageLabel(c.pages) }) : null,
+            c.flags && c.flags.length ? el("span", { class: "flagged", title: `This source holds text aimed at an AI model (${c.flags.join(", ")}); it is quoted as data only.`, text: "⚠ instructions in source" }) : null),
           c.snippet ? el("p", { class: "source-snippet", text: c.snippet }) : null);
       });
       this.sources.replaceChildren(el("h3", { text: "Sources" }), el("ol", {}, items));
