@@ -1,7 +1,8 @@
 """One client for every OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp server).
 
 Wraps the `openai` SDK (an optional dependency: `pip install 'tellmemore[llm]'`),
-with the SDK's own retries off and a bounded policy of ours instead, so that a
+with the SDK's own retries off and the project's one retry policy instead
+(`tellmemore.retries`, shared with the embeddings client), so that a
 call never outlives `deadline_s`, nor the `deadline` a caller passes (a turn shares one
 LLM budget between the resolver, the summary and the generator):
 
@@ -31,6 +32,7 @@ import pydantic
 
 from tellmemore.config import LLMSettings
 from tellmemore.errors import LLMError, MissingDependencyError
+from tellmemore.retries import RATE_LIMIT, Failure, GaveUp, RetryPolicy, call_with_retries
 from tellmemore.retry_after import retry_after_seconds
 
 if TYPE_CHECKING:
@@ -74,6 +76,7 @@ class LLMClient:
             timeout=settings.timeout_s,
             max_retries=0,
         )
+        self._sleep: Callable[[float], None] = time.sleep
         self._json_schema_ok = True
         """Cleared when the server rejects `response_format=json_schema` (llama.cpp, old vLLM)."""
 
@@ -188,58 +191,88 @@ class LLMClient:
         )
 
     def _with_retries(self, call: Callable[[float], T], *, deadline: float | None = None) -> T:
+        """`call(timeout)` under the shared retry policy (`tellmemore.retries`), bounded by
+        llm.deadline_s and the caller's `deadline`; every failure becomes an LLMError."""
         s = self.settings
         sdk = self._sdk
         own = time.monotonic() + s.deadline_s
         deadline = own if deadline is None else min(own, deadline)
-        attempt = 0
-        while True:
+        timeouts: list[float] = []
+
+        def attempt() -> T:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise LLMError(
-                    f"LLM call to {s.base_url} exceeded its deadline of {s.deadline_s}s",
-                    kind="timeout",
+                raise _DeadlinePassed
+            timeouts.append(min(s.timeout_s, remaining))
+            return call(timeouts[-1])
+
+        def classify(exc: BaseException) -> Failure | None:
+            if isinstance(exc, _DeadlinePassed | sdk.APITimeoutError):
+                return Failure("fatal")  # a slow server stays slow
+            if isinstance(exc, sdk.RateLimitError):
+                return Failure(RATE_LIMIT, retry_after_seconds(exc.response.headers))
+            if isinstance(exc, sdk.InternalServerError | sdk.APIConnectionError):
+                return Failure("transient")
+            if isinstance(exc, sdk.APIStatusError):
+                return Failure("fatal")
+            return None
+
+        policy = RetryPolicy(
+            max_retries=s.max_retries,
+            backoff_s=BACKOFF_BASE_S,
+            max_retry_after_s=s.max_retry_after_s,
+            rate_limit_wait_s=None,  # no Retry-After: a turn does not guess, it degrades
+            deadline=deadline,
+        )
+        try:
+            return call_with_retries(attempt, policy, classify, sleep=self._sleep)
+        except GaveUp as gave_up:
+            raise self._error(gave_up, timeouts) from None
+
+    def _error(self, gave_up: GaveUp, timeouts: list[float]) -> LLMError:
+        s = self.settings
+        sdk = self._sdk
+        exc = gave_up.error
+        if isinstance(exc, _DeadlinePassed):
+            return LLMError(
+                f"LLM call to {s.base_url} exceeded its deadline of {s.deadline_s}s",
+                kind="timeout",
+            )
+        if isinstance(exc, sdk.APITimeoutError):
+            took = timeouts[-1] if timeouts else s.timeout_s
+            return LLMError(
+                f"LLM call to {s.base_url} timed out after {took:.1f}s (llm.timeout_s)",
+                kind="timeout",
+            )
+        if isinstance(exc, sdk.RateLimitError):
+            wait = gave_up.failure.retry_after
+            if gave_up.why == "deadline":
+                return LLMError(
+                    f"rate limited by {s.base_url}; Retry-After {wait}s passes the "
+                    f"deadline of {s.deadline_s}s",
+                    kind="rate_limit",
                 )
-            try:
-                return call(min(s.timeout_s, remaining))
-            except sdk.APITimeoutError:
-                raise LLMError(
-                    f"LLM call to {s.base_url} timed out after {min(s.timeout_s, remaining):.1f}s "
-                    "(llm.timeout_s)",
-                    kind="timeout",
-                ) from None
-            except sdk.RateLimitError as exc:
-                wait = retry_after_seconds(exc.response.headers)
-                fits = wait is not None and wait <= s.max_retry_after_s
-                if not fits or attempt >= s.max_retries or wait is None:
-                    raise LLMError(
-                        f"rate limited by {s.base_url} (Retry-After: {wait}); "
-                        f"waits above {s.max_retry_after_s}s (llm.max_retry_after_s) fail fast",
-                        kind="rate_limit",
-                    ) from None
-                if time.monotonic() + wait >= deadline:
-                    raise LLMError(
-                        f"rate limited by {s.base_url}; Retry-After {wait}s passes the "
-                        f"deadline of {s.deadline_s}s",
-                        kind="rate_limit",
-                    ) from None
-                time.sleep(wait)
-            except (sdk.InternalServerError, sdk.APIConnectionError) as exc:
-                kind = "server" if isinstance(exc, sdk.APIStatusError) else "connection"
-                if attempt >= s.max_retries:
-                    raise LLMError(
-                        f"LLM endpoint {s.base_url} failed after {attempt + 1} attempts: {exc}",
-                        kind=kind,
-                    ) from None
-                backoff = BACKOFF_BASE_S * 2**attempt
-                time.sleep(max(0.0, min(backoff, deadline - time.monotonic())))
-            except sdk.APIStatusError as exc:
-                raise LLMError(
-                    f"LLM endpoint {s.base_url} refused the request "
-                    f"(HTTP {exc.status_code}): {exc.message}",
-                    kind=_status_kind(exc.status_code),
-                ) from None
-            attempt += 1
+            return LLMError(
+                f"rate limited by {s.base_url} (Retry-After: {wait}); "
+                f"waits above {s.max_retry_after_s}s (llm.max_retry_after_s) fail fast",
+                kind="rate_limit",
+            )
+        if isinstance(exc, sdk.InternalServerError | sdk.APIConnectionError):
+            kind = "server" if isinstance(exc, sdk.APIStatusError) else "connection"
+            return LLMError(
+                f"LLM endpoint {s.base_url} failed after {gave_up.attempts} attempts: {exc}",
+                kind=kind,
+            )
+        status = exc.status_code if isinstance(exc, sdk.APIStatusError) else 0
+        message = exc.message if isinstance(exc, sdk.APIStatusError) else str(exc)
+        return LLMError(
+            f"LLM endpoint {s.base_url} refused the request (HTTP {status}): {message}",
+            kind=_status_kind(status),
+        )
+
+
+class _DeadlinePassed(Exception):
+    """The turn's LLM budget is spent before an attempt could start."""
 
 
 def _status_kind(status: int) -> str:

@@ -32,6 +32,7 @@ from tellmemore.errors import ConfigError, EmbeddingError, MissingDependencyErro
 from tellmemore.index.base import Embedder, Vector
 from tellmemore.index.model_files import DEFAULT_MODEL, ModelFiles
 from tellmemore.index.vectors_math import normalise
+from tellmemore.retries import RATE_LIMIT, Failure, GaveUp, RetryPolicy, call_with_retries
 from tellmemore.retry_after import retry_after_seconds
 
 log = logging.getLogger(__name__)
@@ -237,10 +238,11 @@ class OpenAIEmbedder:
         >>> emb = OpenAIEmbedder("http://localhost:11434/v1", "none", "nomic-embed-text",
         ...                      dimension=768)
 
-    Retry policy (the SDK's own retries are off, so this is the only one):
-    a 429 waits the server's Retry-After when given, else `rate_limit_wait_s`,
-    never more than `max_retry_after_s`; a 5xx, timeout or connection error
-    backs off `error_backoff_s * 2**attempt`; 400/401/403/404/422 fail at once.
+    Retry policy: the project's one (`tellmemore.retries`, shared with the LLM client; the
+    SDK's own retries are off): a 429 waits the server's Retry-After when given, else
+    `rate_limit_wait_s`, and fails at once when that is above `max_retry_after_s`; a 5xx,
+    timeout or connection error backs off `error_backoff_s * 2**attempt`;
+    400/401/403/404/422 fail at once.
     After `max_retries` retries the call raises `EmbeddingError`.
     `dimension=None` uses the known size of OpenAI's models, else asks the
     endpoint once on first use.
@@ -312,36 +314,43 @@ class OpenAIEmbedder:
     def _embed_batch(self, texts: list[str]) -> Vector:
         # Empty strings are rejected by some servers; a space embeds as "nothing".
         inputs = [t if t.strip() else " " for t in texts]
-        attempt = 0
-        while True:
-            try:
-                response = self._client.embeddings.create(
+        openai = self._openai
+
+        def classify(exc: BaseException) -> Failure | None:
+            if isinstance(exc, openai.APIStatusError):
+                if exc.status_code == 429:
+                    return Failure(RATE_LIMIT, retry_after_seconds(exc.response.headers))
+                return Failure("fatal" if exc.status_code in _NOT_RETRYABLE else "transient")
+            if isinstance(exc, openai.APIConnectionError):  # timeouts included
+                return Failure("transient")
+            return None
+
+        policy = RetryPolicy(
+            max_retries=self.max_retries,
+            backoff_s=self.error_backoff_s,
+            max_retry_after_s=self.max_retry_after_s,
+            rate_limit_wait_s=self.rate_limit_wait_s,
+        )
+        try:
+            response = call_with_retries(
+                lambda: self._client.embeddings.create(
                     model=self.model, input=inputs, encoding_format="float"
-                )
-                break
-            except self._openai.APIStatusError as exc:
-                status = exc.status_code
-                if status in _NOT_RETRYABLE or attempt >= self.max_retries:
-                    raise EmbeddingError(
-                        f"embedding {len(texts)} texts with {self.model!r} failed: HTTP {status} "
-                        f"after {attempt + 1} attempts: {exc.message}"
-                    ) from exc
-                if status == 429:
-                    given = retry_after_seconds(exc.response.headers)
-                    wait = self.rate_limit_wait_s if given is None else given
-                    wait = min(wait, self.max_retry_after_s)
-                else:
-                    wait = self.error_backoff_s * 2**attempt
-            except (self._openai.APIConnectionError, self._openai.APITimeoutError) as exc:
-                if attempt >= self.max_retries:
-                    raise EmbeddingError(
-                        f"embedding {len(texts)} texts with {self.model!r} failed after "
-                        f"{attempt + 1} attempts: {exc}"
-                    ) from exc
-                wait = self.error_backoff_s * 2**attempt
-            log.warning("embedding retry %d in %.1fs", attempt + 1, wait)
-            self._sleep(wait)
-            attempt += 1
+                ),
+                policy,
+                classify,
+                sleep=self._sleep,
+                on_retry=lambda n, wait, _: log.warning("embedding retry %d in %.1fs", n, wait),
+            )
+        except GaveUp as gave_up:
+            exc = gave_up.error
+            what = f"HTTP {exc.status_code} " if isinstance(exc, openai.APIStatusError) else ""
+            detail = exc.message if isinstance(exc, openai.APIStatusError) else str(exc)
+            too_long = gave_up.why == "retry_after_too_long"
+            waited = " (Retry-After above embedder max_retry_after_s)" if too_long else ""
+            raise EmbeddingError(
+                f"embedding {len(texts)} texts with {self.model!r} failed: {what}"
+                f"after {gave_up.attempts} attempts{waited}: {detail}"
+            ) from exc
         data = sorted(response.data, key=lambda d: d.index)
         if len(data) != len(texts):
             raise EmbeddingError(

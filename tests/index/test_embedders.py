@@ -160,12 +160,16 @@ def test_openai_retries_a_rate_limit_then_a_server_error(server: _Server) -> Non
 def test_openai_rate_limit_without_retry_after_waits_the_configured_window(
     server: _Server,
 ) -> None:
+    """One policy with the LLM client (tellmemore.retries): no Retry-After waits the
+    configured window; a Retry-After above max_retry_after_s fails at once instead of
+    retrying before the server allows it (it used to wait 20 s and ask again)."""
     server.script = [(429, {}), (429, {"Retry-After": "9999"})]
     waits: list[float] = []
     emb = _client(server, waits, rate_limit_wait_s=7.0, max_retry_after_s=20.0)
-    emb.embed_query("x")
-    assert waits == [7.0, 20.0]  # the server's 9999 s is bounded
-    assert len(server.calls) == 3
+    with pytest.raises(EmbeddingError, match=r"HTTP 429 after 2 attempts.*max_retry_after_s"):
+        emb.embed_query("x")
+    assert waits == [7.0]
+    assert len(server.calls) == 2
 
 
 def test_openai_gives_up_after_max_retries(server: _Server) -> None:
