@@ -198,9 +198,12 @@ def test_a_fifo_is_skipped_not_waited_on(tmp_path: Path) -> None:
 # -- 4. PDF text bomb ------------------------------------------------------------------------
 
 
-def _bomb_pdf(repeats: int, line: str = "A" * 200) -> bytes:
-    """A small PDF whose one page draws a form XObject `repeats` times: text multiplies."""
-    form = zlib.compress(f"BT /F1 8 Tf 10 10 Td ({line}) Tj ET".encode())
+def _bomb_pdf(repeats: int, line: str = "A" * 200, lines: int = 1) -> bytes:
+    """A small PDF whose one page draws a form XObject of `lines` lines `repeats` times:
+    text multiplies (pypdf stops at 5,000 form invocations; 5,000 x 100 lines x 200
+    characters is 100 million characters from a few KB)."""
+    shown = " ".join(f"({line}) Tj" for _ in range(lines))
+    form = zlib.compress(f"BT /F1 8 Tf 10 10 Td {shown} ET".encode())
     content = zlib.compress(b"q /X0 Do Q\n" * repeats)
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
@@ -235,7 +238,7 @@ def _bomb_pdf(repeats: int, line: str = "A" * 200) -> bytes:
 
 def test_a_pdf_text_bomb_is_skipped_at_the_text_limit(tmp_path: Path) -> None:
     docs = _good_folder(tmp_path / "docs")
-    bomb = _bomb_pdf(20_000)  # ~4 million characters from a few KB
+    bomb = _bomb_pdf(5_000, lines=100)  # 100 million characters from a few KB
     assert len(bomb) < 20_000
     (docs / "bomb.pdf").write_bytes(bomb)
     project = Project(tmp_path / "project")
