@@ -366,6 +366,13 @@ def _split_unit(kind: str, unit: str, room: int, count: CountTokens) -> list[str
 # ---------------------------------------------------------------- chunks
 
 
+def _hashed(metadata: dict[str, object]) -> dict[str, object]:
+    """The metadata that decides whether a chunk is re-embedded: all but its source path,
+    so moving the docs folder re-embeds nothing (state.db keeps the new path; the index
+    row keeps the path the chunk was embedded from)."""
+    return {k: v for k, v in metadata.items() if k != "source"}
+
+
 def make_header(title: str, path: Sequence[str], max_tokens: int, count: CountTokens) -> str:
     """ "Title > Section > Subsection", shortened (middle first) to at most `max_tokens`."""
     parts = [p for p in (title, *path) if p]
@@ -533,7 +540,7 @@ def chunk_document(
                     url=doc.url,
                     tenant=tenant,
                     content_hash=content_hash(
-                        text, title, doc.version, doc.url, tenant, metadata, embedder_name
+                        text, title, doc.version, doc.url, tenant, _hashed(metadata), embedder_name
                     ),
                     metadata=metadata,
                 )

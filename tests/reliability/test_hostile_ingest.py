@@ -316,3 +316,31 @@ def test_the_settings_reach_ingestion(
     report = assistant.ingest([docs])
     assert {Path(s.path).name for s in report.skipped} == {"long.md"}
     assert report.docs_added == 3
+
+
+# -- 11. moving the docs folder --------------------------------------------------------------
+
+
+def test_moving_the_docs_folder_re_embeds_nothing_and_sync_leaves_no_old_path(
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    from tests.ingest.helpers import copy_sample
+
+    corpus = copy_sample(tmp_path / "old" / "docs")
+    project = Project(tmp_path / "project")
+    first = project.run(corpus)
+    before = project.snapshot()
+    moved = tmp_path / "new" / "docs"
+    moved.parent.mkdir()
+    shutil.move(str(corpus), str(moved))
+    report = project.run(moved, sync=True)
+    assert report.chunks_embedded == 0  # it re-embedded all 50 chunks before
+    assert report.docs_deleted == 0 and report.docs_added == 0
+    assert {cid: v[3] for cid, v in project.snapshot().items()} == {
+        cid: v[3] for cid, v in before.items()
+    }  # the same chunks, the same vectors
+    sources = {r["source"] for r in project.state_rows("SELECT source FROM documents")}
+    assert len(sources) == first.docs_added
+    assert all(s.startswith(moved.as_posix()) for s in sources)
