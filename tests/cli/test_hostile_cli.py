@@ -21,16 +21,21 @@ pytestmark = pytest.mark.model
 CLI = [sys.executable, "-m", "tellmemore"]
 
 
-def _cli(*args: str | bytes, timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+def _cli(*args: str | bytes, timeout: float = 600) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     return subprocess.run([*CLI, *args], capture_output=True, timeout=timeout, env=env)
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> str:
+    from typer.testing import CliRunner
+
+    from tellmemore.cli import app
+
     path = tmp_path_factory.mktemp("hostile-cli") / "p"
-    done = _cli("ingest", str(sample_corpus_path()), "--project", str(path), "--json")
-    assert done.returncode == 0, done.stderr.decode()
+    args = ["ingest", str(sample_corpus_path()), "--project", str(path), "--json"]
+    done = CliRunner().invoke(app, args)  # in-process: the session's model is loaded once
+    assert done.exit_code == 0, done.output
     return str(path)
 
 
