@@ -105,9 +105,16 @@ class RetrievalSettings(_Section):
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=50, ge=1, le=2000)
     """How many hits each signal contributes before fusion."""
+    calibrated_fusion: bool = True
+    """Convex fusion scales the dense scores against this index's noise level
+    (`answer.calibration`) instead of their own best, so that uniformly weak dense hits
+    cannot outrank a strong BM25 match (measured: bench/results/fusion_floor.md)."""
+    abstention: Literal["judged", "floor"] = "judged"
+    """"judged": answer, ask back or abstain by the fitted scorers of `answer.judge` (on
+    this index's own score scale); "floor": the global floors below (the rule before)."""
     min_dense_score: float = 0.35
-    """Abstain when no hit's cosine similarity reaches this and the lexical coverage stays
-    below `min_lexical_coverage` (both chosen with bench/abstention.py)."""
+    """With `abstention = "floor"`: abstain when no hit's cosine similarity reaches this
+    and the lexical coverage stays below `min_lexical_coverage` (bench/abstention.py)."""
     min_lexical_coverage: float = Field(default=0.5, ge=0.0)
     """The IDF-weighted share of the question's words a top hit must hold to answer despite
     a low cosine; above 1.0: the cosine alone decides."""

@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from tellmemore.answer.calibration import Calibrator
 from tellmemore.config import RetrievalSettings
 from tellmemore.index.base import Embedder, Index, SearchRequest, Vector
 from tellmemore.types import Hit, SearchFilter, SearchMode
@@ -48,6 +49,8 @@ class Retriever:
         self.index = index
         self.embedder = embedder
         self.settings = settings
+        self.calibrator = Calibrator(index, embedder)
+        """What scores mean in this index (answer.calibration), shared with the turn."""
 
     def search(
         self,
@@ -87,6 +90,9 @@ class Retriever:
 
         t1 = time.perf_counter()
         depth = k if len(unique) == 1 else max(k * 4, self.settings.candidates // 2)
+        floor = None
+        if mode is SearchMode.HYBRID and self.settings.calibrated_fusion:
+            floor = self.calibrator.get().weak_dense
         per_query: dict[str, list[Hit]] = {}
         for q, vector in zip(unique, vectors, strict=True):
             request = SearchRequest(
@@ -99,6 +105,7 @@ class Retriever:
                 bm25_weight=self.settings.bm25_weight,
                 rrf_k=self.settings.rrf_k,
                 candidates=self.settings.candidates,
+                dense_floor=floor,
             )
             per_query[q] = self.index.search(request)
         search_ms = (time.perf_counter() - t1) * 1000

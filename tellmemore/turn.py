@@ -15,7 +15,8 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from tellmemore.answer import abstain, citations, extractive, generate
+from tellmemore.answer import abstain, answerability, citations, extractive, generate
+from tellmemore.answer.judge import Action, TurnEvidence, Verdict, judge
 from tellmemore.answer.stream import (
     CitationsEvent,
     DeltaEvent,
@@ -33,7 +34,7 @@ from tellmemore.conversation.resolvers.base import ResolveContext, Resolver
 from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.errors import InputError, LLMError
 from tellmemore.limits import cap_history, degraded_code
-from tellmemore.retrieval import Retriever
+from tellmemore.retrieval import RetrievalResult, Retriever
 from tellmemore.state.conversations import ConversationStore, new_id
 from tellmemore.types import (
     Answer,
@@ -206,12 +207,26 @@ class TurnRunner:
         text, model = "", "extractive"
         cited: tuple[Citation, ...] = ()
         asked = phrasings.evidence()
-        abstained = abstain.should_abstain(
-            abstain.evidence_hits(hits, result.per_query, asked),
-            min_dense_score=self.settings.retrieval.min_dense_score,
-            coverage=lambda: abstain.lexical_coverage(asked, result.per_query, term_stats),
-            min_coverage=self.settings.retrieval.min_lexical_coverage,
-        )
+        verdict = self._judge(message, history, resolution, result, asked, req)
+        if verdict.action is Action.CLARIFY:
+            answer = Answer(
+                trace_id=trace_id,
+                answer=verdict.text,
+                message=message,
+                standalone_query=resolution.query,
+                bindings=dict(resolution.bindings),
+                clarification=verdict.text,
+                clarification_options=verdict.options,
+                model="rules",
+                latency_ms=LatencyMs(
+                    total=_ms(t_start), resolve=resolve_ms, retrieve=retrieve_ms
+                ),
+                session_id=req.session_id,
+            )
+            yield DeltaEvent(verdict.text)
+            yield self._finish(req, answer, Decision.RETRIEVE, gate_reason, resolution, hits)
+            return
+        abstained = verdict.action is Action.ABSTAIN
         if not abstained:
             streamed: list[str] = []
             if self.llm is not None:
@@ -239,7 +254,7 @@ class TurnRunner:
                 yield CitationsEvent(cited)
                 yield DeltaEvent(text)
         if abstained:
-            text = abstain.abstain_message()
+            text = verdict.text or answerability.abstention(asked, hits)
             yield DeltaEvent(text)
         answer = Answer(
             trace_id=trace_id,
@@ -262,6 +277,44 @@ class TurnRunner:
         yield self._finish(req, answer, Decision.RETRIEVE, gate_reason, resolution, hits)
 
     # -- stages -------------------------------------------------------------------------
+
+    def _judge(
+        self,
+        message: str,
+        history: list[Turn],
+        resolution: Resolution,
+        result: RetrievalResult,
+        asked: Sequence[str],
+        req: TurnRequest,
+    ) -> Verdict:
+        """Answer, ask back (the passages are about several subjects and nothing picks
+        one) or abstain (`answer.judge`); `retrieval.abstention = "floor"` keeps the
+        global cosine floor instead."""
+        index = self.retriever.index
+        if self.settings.retrieval.abstention == "floor":
+            floor = abstain.should_abstain(
+                abstain.evidence_hits(result.hits, result.per_query, asked),
+                min_dense_score=self.settings.retrieval.min_dense_score,
+                coverage=lambda: abstain.lexical_coverage(
+                    asked, result.per_query, scoped_term_stats(index, req.tenant)
+                ),
+                min_coverage=self.settings.retrieval.min_lexical_coverage,
+            )
+            if floor:
+                return Verdict(Action.ABSTAIN, answerability.abstention(asked, result.hits))
+            return Verdict(Action.ANSWER)
+        evidence = TurnEvidence(
+            message=message,
+            history=history,
+            resolution=resolution,
+            hits=result.hits,
+            per_query=result.per_query,
+            asked=asked,
+            term_stats=scoped_term_stats(index, req.tenant),
+            calibration=self.retriever.calibrator.get(),
+            may_clarify=req.forced_query is None,
+        )
+        return judge(evidence)
 
     def _resolve(
         self, message: str, history: list[Turn], req: TurnRequest

@@ -254,21 +254,7 @@ def _parse_turn(path: Path, lineno: int, record: dict[str, Any]) -> EvalTurn:
             f"empty rewrite in task {task_id!r}; the human "
             "rewrite is the oracle and the reference for binding",
         )
-    raw_history = _field(path, lineno, record, "history", list)
-    history: list[Turn] = []
-    for i, item in enumerate(raw_history):
-        if (
-            not isinstance(item, dict)
-            or item.get("role") not in _ROLES
-            or not isinstance(item.get("content"), str)
-        ):
-            raise DatasetError(
-                str(path),
-                lineno,
-                f"history[{i}] must be {{role: user|assistant, "
-                f"content: str}}, got {_clip(json.dumps(item))}",
-            )
-        history.append(Turn(role=item["role"], content=item["content"]))
+    history = _parse_history(path, lineno, record)
     gold = _field(path, lineno, record, "gold", list)
     if not all(isinstance(g, str) for g in gold):
         raise DatasetError(
@@ -286,6 +272,25 @@ def _parse_turn(path: Path, lineno: int, record: dict[str, Any]) -> EvalTurn:
         gold=tuple(dict.fromkeys(gold)),
         line=lineno,
     )
+
+
+def _parse_history(path: Path, lineno: int, record: dict[str, Any]) -> list[Turn]:
+    raw_history = _field(path, lineno, record, "history", list)
+    history: list[Turn] = []
+    for i, item in enumerate(raw_history):
+        if (
+            not isinstance(item, dict)
+            or item.get("role") not in _ROLES
+            or not isinstance(item.get("content"), str)
+        ):
+            raise DatasetError(
+                str(path),
+                lineno,
+                f"history[{i}] must be {{role: user|assistant, "
+                f"content: str}}, got {_clip(json.dumps(item))}",
+            )
+        history.append(Turn(role=item["role"], content=item["content"]))
+    return history
 
 
 def _turn_problem(turn: EvalTurn, ids: set[str]) -> tuple[str, str, bool] | None:

@@ -205,6 +205,7 @@ def render_markdown(report: dict[str, Any], details: dict[str, Any], *, chart: s
                     for s, rt in combos
                 ],
             )
+    lines += _behaviour(details)
     lines += [
         "## Run",
         "",
@@ -223,3 +224,45 @@ def render_markdown(report: dict[str, Any], details: dict[str, Any], *, chart: s
         )
     lines.append("")
     return "\n".join(lines)
+
+
+def _behaviour(details: dict[str, Any]) -> list[str]:
+    """Abstain and ask back by label, for the datasets with a behaviour.jsonl."""
+    with_labels = [d for d in details["datasets"] if d.get("behaviour")]
+    if not with_labels:
+        return []
+    lines = [
+        "## Abstain and ask back (behaviour.jsonl)",
+        "",
+        "Every labelled turn run as a real turn (embedded resolver, extractive answer). "
+        "Abstain should hit UNANSWERABLE turns, ask back UNDERSPECIFIED ones; the false "
+        "rates are abstaining on ANSWERABLE + PARTIAL turns and asking back on any other "
+        "label.",
+        "",
+    ]
+    rows = []
+    for d in with_labels:
+        b = d["behaviour"]
+        for label, v in b["by_label"].items():
+            rows.append([d["name"], label, v["turns"], v["abstain_rate"], v["ask_rate"]])
+    lines += _table(["dataset", "label", "turns", "abstained", "asked back"], rows)
+    rows = []
+    for d in with_labels:
+        b = d["behaviour"]
+        for action in ("abstain", "ask_back"):
+            v = b[action]
+            rows.append(
+                [
+                    d["name"],
+                    action.replace("_", " "),
+                    v["label"],
+                    v["acted"],
+                    v["precision"],
+                    v["recall"],
+                    v["false_rate"],
+                ]
+            )
+    lines += _table(
+        ["dataset", "action", "on", "turns acted on", "precision", "recall", "false rate"], rows
+    )
+    return lines

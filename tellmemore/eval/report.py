@@ -266,6 +266,7 @@ def build_details(
                 "searches_cached": ds.searches_cached,
                 "queries_encoded": ds.queries_encoded,
                 "no_retrieval": [{"task_id": t, "reason": r} for t, r in ds.no_retrieval],
+                "behaviour": ds.behaviour,
             }
             for ds in run.runs
         ],

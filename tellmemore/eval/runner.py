@@ -47,6 +47,7 @@ RETRIEVAL_MODULES = (
     "tellmemore.index.sqlite",
     "tellmemore.index.dense",
     "tellmemore.index.fusion",
+    "tellmemore.answer.calibration",
 )
 """The code a cached ranking depends on: any change to it invalidates the rankings."""
 
@@ -115,6 +116,8 @@ class DatasetRun:
     no_retrieval: tuple[tuple[str, str], ...] = ()
     """Turns the retrieve/no-retrieve rule would answer without searching: (task id, reason).
     Every evaluated turn has gold passages, so each one is a miss of that rule."""
+    behaviour: dict[str, Any] | None = None
+    """With a behaviour.jsonl: abstain and ask-back by label (`eval.behaviour.summarise`)."""
 
 
 @dataclass(frozen=True)
@@ -242,6 +245,7 @@ def _run_dataset(
         resolutions = JsonlCache(runs_dir / f"{slug(dataset.name)}-{info.key}-resolutions.jsonl")
         rankings = JsonlCache(runs_dir / f"{slug(dataset.name)}-{info.key}-rankings.jsonl")
         try:
+            behaviour = _behaviour(dataset, index, vectors.embedder, settings, options, progress)
             plans = plan_turns(
                 dataset.name, turns, strategies, context, gate_fn, resolutions, progress
             )
@@ -270,7 +274,44 @@ def _run_dataset(
         searches_cached=cached,
         queries_encoded=encoded,
         no_retrieval=no_retrieval(turns),
+        behaviour=behaviour,
     )
+
+
+def _behaviour(
+    dataset: Dataset,
+    index: Index,
+    embedder: Embedder,
+    settings: Settings,
+    options: EvalOptions,
+    progress: Progress | None,
+) -> dict[str, Any] | None:
+    """Run the labelled turns of the dataset's behaviour.jsonl as real turns, if it has one."""
+    from tellmemore.eval.behaviour import (
+        has_behaviour,
+        load_behaviour,
+        run_behaviour,
+        summarise,
+        turn_runner_ask,
+    )
+
+    if not has_behaviour(dataset.path):
+        return None
+    turns = load_behaviour(dataset.path)
+    if options.limit:
+        turns = turns[: options.limit]
+    with turn_runner_ask(index, embedder, settings) as ask:
+        done = 0
+
+        def counted(t: Any) -> tuple[bool, bool, str]:
+            nonlocal done
+            out = ask(t)
+            done += 1
+            if progress is not None and (done % 10 == 0 or done == len(turns)):
+                progress(f"{dataset.name}: labelled turns", done, len(turns))
+            return out
+
+        return summarise(run_behaviour(turns, counted))
 
 
 def _warm_term_stats(index: Index) -> None:

@@ -42,6 +42,9 @@ class SearchRequest:
     bm25_weight: float = 0.35
     rrf_k: int = 60
     candidates: int = 50
+    dense_floor: float | None = None
+    """Convex fusion only: the cosine unrelated questions reach in this index
+    (`answer.calibration`); dense hits at or below it count little. None: plain min-max."""
 
 
 @runtime_checkable

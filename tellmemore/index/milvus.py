@@ -424,7 +424,9 @@ class MilvusIndex:
         if request.fusion == "rrf":
             fused = fusion.rrf([_ranked(bm25), _ranked(dense)], k=request.rrf_k)
         else:
-            fused = fusion.convex(_ranked(bm25), _ranked(dense), request.bm25_weight)
+            fused = fusion.convex(
+                _ranked(bm25), _ranked(dense), request.bm25_weight, dense_floor=request.dense_floor
+            )
         entities = {cid: e for cid, _, e in [*dense, *bm25]}
         ranked = [(cid, score, entities[cid]) for cid, score in fused]
         return _hits(ranked, k, bm25=_scores(bm25), dense=_scores(dense))

@@ -139,6 +139,7 @@ class SQLiteIndex:
 
     engine: ClassVar[str] = "sqlite"
     supports_hybrid: ClassVar[bool] = True
+    supports_notes: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -260,6 +261,30 @@ class SQLiteIndex:
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
+
+    @property
+    def generation(self) -> int:
+        """Bumped by every write: what a note derived from the chunks is keyed on."""
+        with self._lock:
+            return self._generation()
+
+    def read_note(self, key: str) -> str | None:
+        """A value derived from the chunks (`answer.calibration`), kept in `meta` as
+        `note:<key>`; None when never written."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT value FROM meta WHERE key = ?", (f"note:{key}",)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def write_note(self, key: str, value: str) -> None:
+        """Store a derived value without bumping the generation (it changes no chunk)."""
+        with self._write(bump=False) as conn:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (f"note:{key}", value),
+            )
 
     @property
     def embedder_name(self) -> str:
@@ -590,7 +615,9 @@ class SQLiteIndex:
             if request.fusion == "rrf":
                 fused = fusion.rrf([bm25, dense], k=request.rrf_k)
             else:
-                fused = fusion.convex(bm25, dense, request.bm25_weight)
+                fused = fusion.convex(
+                    bm25, dense, request.bm25_weight, dense_floor=request.dense_floor
+                )
             return self._hits(fused[: request.k], bm25=dict(bm25), dense=dict(dense))
 
     def _bm25(self, text: str, flt: SearchFilter, limit: int) -> list[tuple[int, float]]:

@@ -1,0 +1,130 @@
+"""The features of the answer / ask back / abstain decision on every labelled MTRAG-UN turn.
+
+    .venv/bin/python bench/behaviour_features.py --cache /work/cache/bench
+
+Each labelled last turn of `mtrag-un/<domain>/behaviour.jsonl` is run as a tellmemore turn
+runs it (retrieve or not, typos fixed, gate + embedded resolver, the searched phrasings
+fused, then `TurnRunner._judge`), and the features `answer.judge` reads are written with
+the turn's label to bench/results/behaviour_features.json. `scripts/fit_behaviour.py`
+fits the scorers on one domain and reports them on the other (bench/results/behaviour.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tellmemore.answer import clarify  # noqa: E402
+from tellmemore.config import Settings  # noqa: E402
+from tellmemore.conversation.decide import decide  # noqa: E402
+from tellmemore.conversation.phrasings import search_phrasings  # noqa: E402
+from tellmemore.conversation.resolvers import EmbeddedResolver  # noqa: E402
+from tellmemore.conversation.spelling import correct_spelling  # noqa: E402
+from tellmemore.eval.behaviour import load_behaviour  # noqa: E402
+from tellmemore.eval.corpus import ensure_index  # noqa: E402
+from tellmemore.eval.datasets import load_dataset  # noqa: E402
+from tellmemore.index.embedders import load_embedder  # noqa: E402
+from tellmemore.retrieval import Retriever  # noqa: E402
+from tellmemore.state.conversations import ConversationStore  # noqa: E402
+from tellmemore.state.db import StateDB  # noqa: E402
+from tellmemore.turn import TurnRequest, TurnRunner  # noqa: E402
+from tellmemore.types import Decision  # noqa: E402
+
+DATA = ROOT.parent.parent / "shared" / "bench" / "mtrag-un"
+OUT = ROOT / "bench" / "results" / "behaviour_features.json"
+DOMAINS = ("clapnq", "cloud")
+
+
+def rows_for(domain: str, data: Path, cache: Path, settings: Settings, embedder) -> list[dict]:  # type: ignore[no-untyped-def]
+    dataset = load_dataset(data / domain, skip_invalid=True)
+    index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=cache)
+    out: list[dict] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        state = StateDB(Path(tmp) / "state.db")
+        try:
+            retriever = Retriever(index, embedder, settings.retrieval)
+            runner = TurnRunner(
+                settings=settings,
+                retriever=retriever,
+                resolver=EmbeddedResolver(),
+                store=ConversationStore(state),
+            )
+            for turn in load_behaviour(data / domain):
+                history = list(turn.history)
+                row = {
+                    "domain": domain,
+                    "task_id": turn.task_id,
+                    "label": turn.label,
+                    "message": turn.message,
+                    "first_turn": not history,
+                    "path": "judged",
+                }
+                if decide(turn.message, history).decision is not Decision.RETRIEVE:
+                    out.append({**row, "path": "no retrieval"})
+                    continue
+                req = TurnRequest(message=turn.message, history=history)
+                searched, _ = correct_spelling(turn.message, index.term_stats)
+                resolution, _ = runner._resolve(searched, history, req)
+                if resolution.ambiguous and resolution.clarification:
+                    out.append({**row, "path": "resolver asked back"})
+                    continue
+                phrasings = search_phrasings(
+                    turn.message,
+                    resolution,
+                    history,
+                    index.term_stats,
+                    window=settings.conversation.window,
+                    searched=searched,
+                )
+                result = retriever.search(phrasings.queries, weights=phrasings.weights)
+                if not result.hits:
+                    out.append({**row, "path": "nothing retrieved"})
+                    continue
+                verdict = runner._judge(
+                    turn.message, history, resolution, result, phrasings.evidence(), req
+                )
+                options = clarify.options(turn.message, history, result.hits)
+                out.append(
+                    {
+                        **row,
+                        "features": dict(verdict.features),
+                        "options": options,
+                        "query": resolution.query,
+                    }
+                )
+        finally:
+            state.close()
+            index.close()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--cache", type=Path, default=ROOT / "bench" / ".cache")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    settings = Settings()
+    embedder = load_embedder(settings.embedder)
+    t0 = time.perf_counter()
+    rows = []
+    for d in DOMAINS:
+        rows += rows_for(d, args.data, args.cache, settings, embedder)
+        print(f"{d}: {sum(r['domain'] == d for r in rows)} turns", flush=True)
+    payload = {"seconds": round(time.perf_counter() - t0, 1), "rows": rows}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

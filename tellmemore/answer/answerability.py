@@ -1,0 +1,145 @@
+"""Do the retrieved passages answer this question? The features of the abstain decision,
+and the specific abstention that names what the documents do cover nearby.
+
+Features (each read over the hits of the question's own phrasings, `abstain.evidence_hits`):
+
+- `cos`: the best cosine placed on this index's own scale (`calibration.normalised`): a
+  handbook's 0.30 and an encyclopedia's 0.50 can mean the same;
+- `coverage`: the IDF-weighted share of the question's words one top hit holds;
+- `missing`: how rare (normalised IDF) the rarest question word is that no top hit holds:
+  a gym membership is not an insurance reimbursement, however close the vectors are;
+- `type_missing`: the question asks for a number, a price, a duration or a time and no
+  top hit states one (`answer_types`);
+- `flat`: how little the best hit stands out from the rest of the top five.
+
+`judge` weighs them with a scorer fitted on labelled conversations (`scorer.Scorer`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from tellmemore.answer import answer_types
+from tellmemore.answer.abstain import COVERAGE_HITS, lexical_coverage
+from tellmemore.answer.calibration import Calibration
+from tellmemore.conversation.text import content_words, stem
+from tellmemore.types import Hit, TermStats
+
+log = logging.getLogger(__name__)
+
+FEATURES = ("cos", "coverage", "missing", "type_missing", "flat")
+TYPE_HITS = 3
+"""Top hits that must state the asked kind of answer (a number, a price, ...)."""
+
+
+@dataclass(frozen=True)
+class Gap:
+    """What the question asks that the evidence does not hold: its words, rarest first."""
+
+    words: tuple[str, ...]
+    rarity: float
+    """The normalised IDF (0..1) of the rarest missing word; 0 when nothing is missing."""
+
+
+def gap(questions: Sequence[str], hits: Sequence[Hit], stats: TermStats | None) -> Gap:
+    """The question words (of the first phrasing that has any) no top hit holds."""
+    held: set[str] = set()
+    for h in hits[:COVERAGE_HITS]:
+        held |= {stem(w) for w in content_words(f"{h.chunk.header} {h.chunk.text}")}
+    for q in questions:
+        words = list(dict.fromkeys(w for w in content_words(q)))
+        if not words:
+            continue
+        lost = [w for w in words if stem(w) not in held]
+        if not lost:
+            return Gap((), 0.0)
+        if stats is None:
+            return Gap(tuple(lost), 1.0)
+        top = math.log(1.0 + (max(stats.n_chunks, 1) + 0.5) / 0.5)
+        scored = sorted(lost, key=lambda w: -stats.idf(stem(w)))
+        return Gap(tuple(scored), min(1.0, stats.idf(stem(scored[0])) / top))
+    return Gap((), 0.0)
+
+
+def stats_for(
+    questions: Sequence[str], term_stats: Callable[[list[str]], TermStats] | None
+) -> TermStats | None:
+    """The document frequencies of the questions' words (None: not at hand)."""
+    wanted = sorted({stem(w) for q in questions for w in content_words(q)})
+    if term_stats is None or not wanted:
+        return None
+    try:
+        return term_stats(wanted)
+    except Exception:  # an index that cannot count words: no rarity
+        log.warning("term statistics failed; the missing words are not weighed", exc_info=True)
+        return None
+
+
+def features(
+    questions: Sequence[str],
+    hits: Sequence[Hit],
+    per_query: Mapping[str, Sequence[Hit]],
+    term_stats: Callable[[list[str]], TermStats] | None,
+    calibration: Calibration,
+) -> dict[str, float]:
+    """The abstain features of a turn whose question reads `questions` (its own
+    phrasings, the resolved one first) and whose evidence is `hits`."""
+    dense = sorted((h.dense for h in hits if h.dense is not None), reverse=True)
+    best = dense[0] if dense else 0.0
+    top5 = dense[:5]
+    flat = 1.0 - (best - sum(top5) / len(top5)) * 10 if top5 else 1.0
+    missing = gap(questions, hits, stats_for(questions, term_stats))
+    kind = next((k for q in questions if (k := answer_types.asked_type(q)) is not None), None)
+    type_missing = 0.0
+    if kind is not None:
+        stated = any(answer_types.holds(h.chunk.text, kind) for h in hits[:TYPE_HITS])
+        type_missing = 0.0 if stated else 1.0
+    return {
+        "cos": calibration.normalised(best),
+        "coverage": lexical_coverage(questions, per_query, term_stats),
+        "missing": missing.rarity,
+        "type_missing": type_missing,
+        "flat": max(0.0, min(1.0, flat)),
+    }
+
+
+def nearby_subjects(hits: Sequence[Hit], n: int = 2) -> list[str]:
+    """What the closest passages are about, for the abstention to name: their deepest
+    heading (a section when they share a title), distinct, best first."""
+    out: list[str] = []
+    for h in hits:
+        c = h.chunk
+        name = (c.section[-1] if c.section else c.title) or c.title or c.doc_id
+        name = name.strip()
+        if name and name.lower() not in {o.lower() for o in out}:
+            out.append(name)
+        if len(out) == n:
+            break
+    return out
+
+
+def abstention(
+    questions: Sequence[str], hits: Sequence[Hit], stats: TermStats | None = None
+) -> str:
+    """A specific abstention: what the documents cover nearby, what they lack, and the
+    next step (seed 002)."""
+    near = nearby_subjects(hits)
+    lacking = gap(questions, hits, stats).words[:3]
+    if near:
+        found = near[0] if len(near) == 1 else f"{near[0]} and {near[1]}"
+        about = f"about {' '.join(lacking)}" if lacking else "that answers this"
+        head = f"I found {found} in the documents, but nothing {about}."
+        step = (
+            "Ask about one of those, or name the document or the term it would use for what "
+            "you need; if it is not written down, the team that owns it is the one to ask."
+        )
+    else:
+        head = "I couldn't find anything in the documents that answers this."
+        step = (
+            "Try naming the product, plan or policy you mean, or rephrase with the words "
+            "the documentation would use."
+        )
+    return f"{head} {step}"

@@ -1,0 +1,117 @@
+"""Ask back when the top passages are about several subjects and nothing picks one.
+
+"When was the famous basketball player born?" finds passages on LeBron James, Kobe
+Bryant and Pete Maravich; "How wealthy is this county of California?" finds several
+counties. The question fits each of them, and neither the question nor the conversation
+names one. The resolver's clarification (`conversation`) works from the history; this one
+works from the documents, after retrieval: its options are the subjects of the passages.
+
+Features (`judge` weighs them with a fitted scorer; precision over recall):
+
+- `subjects`: how many distinct subjects the top passages have (a subject is a title, or
+  the first section when the passages share one title);
+- `unnamed`: the share of those subjects the conversation never names (their own words,
+  those the subjects do not share, are absent from the message and the history);
+- `top_unnamed`: the best passage's subject is not named;
+- `referent`: the message points at something ("this county", "the actor", "it") and the
+  resolver bound nothing;
+- `cos`: the best cosine on the index's own scale;
+- `first_turn`: no history.
+
+The question reads "Do you mean A, B or C?", so the existing reply path
+(`conversation.compose.parse_clarification`) answers the original question with the
+chosen subject.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tellmemore.conversation.compose import parse_clarification
+from tellmemore.conversation.referents import find_referents
+from tellmemore.conversation.text import content_words, stem
+from tellmemore.types import Hit, Resolution, Turn
+
+FEATURES = ("subjects", "unnamed", "top_unnamed", "referent", "cos", "first_turn")
+TOP = 5
+"""Passages whose subjects are compared."""
+MAX_OPTIONS = 3
+
+
+@dataclass(frozen=True)
+class Subject:
+    name: str
+    stems: frozenset[str]
+    rank: int
+
+
+def _stems(text: str) -> frozenset[str]:
+    words = content_words(text) + [w for w in text.split() if w.isdigit()]
+    return frozenset(stem(w) for w in words)
+
+
+def subjects(hits: Sequence[Hit], top: int = TOP) -> list[Subject]:
+    """Distinct subjects of the top hits, best first: titles, or first sections when the
+    hits share a title (one handbook, several policies)."""
+    hits = list(hits[:top])
+    titles = {h.chunk.title.strip().lower() for h in hits}
+    by_section = len(titles) == 1 and any(h.chunk.section for h in hits)
+    out: dict[str, Subject] = {}
+    for h in hits:
+        c = h.chunk
+        name = (c.section[0] if by_section and c.section else c.title) or c.doc_id
+        name = name.strip()
+        key = name.lower()
+        if key and key not in out:
+            out[key] = Subject(name, _stems(name), h.rank)
+    return list(out.values())
+
+
+def _named(subject: Subject, shared: frozenset[str], said: set[str]) -> bool:
+    own = subject.stems - shared or subject.stems
+    return bool(own) and len(own & said) * 2 >= len(own)
+
+
+def features(
+    message: str,
+    history: Sequence[Turn],
+    resolution: Resolution,
+    hits: Sequence[Hit],
+    cos: float,
+) -> dict[str, float]:
+    found = subjects(hits)
+    said = set(_stems(message)) | {s for t in history for s in _stems(t.content)}
+    shared = frozenset.intersection(*(s.stems for s in found)) if found else frozenset()
+    unnamed = [s for s in found if not _named(s, shared, said)]
+    referent = bool(find_referents(message)) and not resolution.bindings
+    return {
+        "subjects": float(len(found)),
+        "unnamed": len(unnamed) / len(found) if found else 0.0,
+        "top_unnamed": 1.0 if found and found[0] in unnamed else 0.0,
+        "referent": 1.0 if referent else 0.0,
+        "cos": cos,
+        "first_turn": 0.0 if history else 1.0,
+    }
+
+
+def options(message: str, history: Sequence[Turn], hits: Sequence[Hit]) -> list[str]:
+    """The subjects to offer: distinct, not named in the conversation, best first."""
+    found = subjects(hits)
+    said = set(_stems(message)) | {s for t in history for s in _stems(t.content)}
+    shared = frozenset.intersection(*(s.stems for s in found)) if found else frozenset()
+    offered = [s.name for s in found if not _named(s, shared, said)]
+    # a name holding "," or " or " would read as two options when the reply is parsed
+    return [o for o in offered if "," not in o and " or " not in f" {o.lower()} "][:MAX_OPTIONS]
+
+
+def question(choices: Sequence[str]) -> str:
+    """ "Do you mean A, B or C?" after a sentence saying why it asks."""
+    joined = choices[0] if len(choices) == 1 else ", ".join(choices[:-1]) + " or " + choices[-1]
+    return f"The documents speak of several things this could be about. Do you mean {joined}?"
+
+
+def just_asked(history: Sequence[Turn]) -> bool:
+    """The last answer was a clarifying question: never ask twice in a row."""
+    last = next((t for t in reversed(history) if t.role == "assistant"), None)
+    return last is not None and parse_clarification(last.content) is not None

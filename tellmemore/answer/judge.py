@@ -1,0 +1,103 @@
+"""After retrieval, before answering: answer, ask back, or abstain.
+
+Two small fitted scorers (`scorer.Scorer`, shipped as `abstain_model.json` and
+`clarify_model.json`, fitted by `scripts/fit_behaviour.py` on labelled MTRAG-UN turns):
+
+1. ask back (`clarify`) when the top passages are about several subjects the
+   conversation does not pick between; never on a reply to a clarifying question or a
+   corrected search;
+2. abstain (`answerability`) when the evidence does not answer the question: too far on
+   this index's own scale (`calibration`), its rarest words or its kind of answer absent.
+
+Nothing retrieved always abstains. The scorers' thresholds were chosen so that a wrong
+question or a wrong abstention stays rare on the domain they were fitted on.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from tellmemore.answer import answerability, clarify
+from tellmemore.answer.abstain import evidence_hits
+from tellmemore.answer.calibration import Calibration
+from tellmemore.answer.scorer import Scorer, load_scorer
+from tellmemore.types import Hit, Resolution, TermStats, Turn
+
+log = logging.getLogger(__name__)
+
+ABSTAIN_MODEL = "abstain_model"
+CLARIFY_MODEL = "clarify_model"
+
+
+class Action(enum.StrEnum):
+    ANSWER = "answer"
+    ABSTAIN = "abstain"
+    CLARIFY = "clarify"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    action: Action
+    text: str = ""
+    """The abstention or the clarifying question (empty when answering)."""
+    options: tuple[str, ...] = ()
+    features: Mapping[str, float] = field(default_factory=dict)
+    """Every feature read, prefixed `abstain.` / `clarify.` (kept in the trace)."""
+
+
+@lru_cache(maxsize=4)
+def models() -> tuple[Scorer, Scorer]:
+    return load_scorer(ABSTAIN_MODEL), load_scorer(CLARIFY_MODEL)
+
+
+@dataclass(frozen=True)
+class TurnEvidence:
+    """What a turn knows after retrieval."""
+
+    message: str
+    history: Sequence[Turn]
+    resolution: Resolution
+    hits: Sequence[Hit]
+    per_query: Mapping[str, Sequence[Hit]]
+    asked: Sequence[str]
+    """The phrasings that say what the user asks (`Phrasings.evidence`)."""
+    term_stats: Callable[[list[str]], TermStats] | None
+    calibration: Calibration
+    may_clarify: bool = True
+
+
+def read_features(ev: TurnEvidence) -> tuple[dict[str, float], dict[str, float], list[Hit]]:
+    own = evidence_hits(ev.hits, ev.per_query, ev.asked)
+    a = answerability.features(ev.asked, own, ev.per_query, ev.term_stats, ev.calibration)
+    c = clarify.features(ev.message, ev.history, ev.resolution, ev.hits, a["cos"])
+    return a, c, own
+
+
+def judge(
+    ev: TurnEvidence, *, abstain_model: Scorer | None = None, clarify_model: Scorer | None = None
+) -> Verdict:
+    if not ev.hits:
+        return Verdict(Action.ABSTAIN, answerability.abstention(ev.asked, []))
+    if abstain_model is None or clarify_model is None:
+        shipped = models()
+        abstain_model = abstain_model or shipped[0]
+        clarify_model = clarify_model or shipped[1]
+    a, c, own = read_features(ev)
+    feats = {
+        **{f"abstain.{k}": v for k, v in a.items()},
+        **{f"clarify.{k}": v for k, v in c.items()},
+    }
+    if ev.may_clarify and not clarify.just_asked(ev.history) and clarify_model.decide(c):
+        choices = clarify.options(ev.message, ev.history, ev.hits)
+        if len(choices) >= 2:
+            return Verdict(Action.CLARIFY, clarify.question(choices), tuple(choices), feats)
+    if abstain_model.decide(a):
+        text = answerability.abstention(
+            ev.asked, own, answerability.stats_for(ev.asked, ev.term_stats)
+        )
+        return Verdict(Action.ABSTAIN, text, (), feats)
+    return Verdict(Action.ANSWER, features=feats)
