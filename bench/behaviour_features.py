@@ -39,7 +39,7 @@ from tellmemore.state.db import StateDB  # noqa: E402
 from tellmemore.turn import TurnRequest, TurnRunner  # noqa: E402
 from tellmemore.types import Decision  # noqa: E402
 
-DATA = ROOT.parent.parent / "shared" / "bench" / "mtrag-un"
+DATA = ROOT.parent / "shared" / "bench" / "mtrag-un"
 OUT = ROOT / "bench" / "results" / "behaviour_features.json"
 DOMAINS = ("clapnq", "cloud")
 

@@ -152,6 +152,8 @@ class Assistant:
         encoding_info.record(
             self.index, self.embedder, chunks=report.chunks_embedded, seconds=report.seconds
         )
+        # what scores mean in the changed index, probed now rather than on the next turn
+        self.retriever.calibrator.get()
         return report
 
     def search(

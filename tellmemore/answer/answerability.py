@@ -121,20 +121,38 @@ def nearby_subjects(hits: Sequence[Hit], n: int = 2) -> list[str]:
     return out
 
 
+def lacking_phrase(question: str, lost: Sequence[str]) -> str:
+    """The question's own words for what the evidence lacks: the span from the first to
+    the last missing word when it is short ("capital of Mongolia"), else the two rarest."""
+    if not lost:
+        return ""
+    tokens = question.strip(" ?!.").split()
+    bare = [t.strip("?!.,;:'\"()").lower() for t in tokens]
+    where = [i for i, t in enumerate(bare) if t in {w.lower() for w in lost}]
+    if where and where[-1] - where[0] < MAX_SPAN_WORDS:
+        return " ".join(t.strip("?!.,;:\"()") for t in tokens[where[0] : where[-1] + 1])
+    return " or ".join(lost[:2])
+
+
+MAX_SPAN_WORDS = 5
+
+
 def abstention(
     questions: Sequence[str], hits: Sequence[Hit], stats: TermStats | None = None
 ) -> str:
     """A specific abstention: what the documents cover nearby, what they lack, and the
     next step (seed 002)."""
     near = nearby_subjects(hits)
-    lacking = gap(questions, hits, stats).words[:3]
+    missing = gap(questions, hits, stats)
+    question = next((q for q in questions if content_words(q)), "")
+    lacking = lacking_phrase(question, missing.words)
     if near:
         found = near[0] if len(near) == 1 else f"{near[0]} and {near[1]}"
-        about = f"about {' '.join(lacking)}" if lacking else "that answers this"
+        about = f"about {lacking}" if lacking else "that answers this"
         head = f"I found {found} in the documents, but nothing {about}."
         step = (
-            "Ask about one of those, or name the document or the term it would use for what "
-            "you need; if it is not written down, the team that owns it is the one to ask."
+            "Try asking about one of those, or name the document or the term it would use; "
+            "if it is not written down, the team that owns it is the one to ask."
         )
     else:
         head = "I couldn't find anything in the documents that answers this."

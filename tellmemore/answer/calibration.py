@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from tellmemore.conversation.text import content_words
-from tellmemore.index.base import Embedder, Index, SearchRequest
+from tellmemore.index.base import Embedder, Index, SearchRequest, Vector
 from tellmemore.types import SearchMode
 
 log = logging.getLogger(__name__)
@@ -110,10 +110,24 @@ def own_probes(index: Index, *, n: int = OWN_PROBES, seed: int = 0) -> list[str]
     return probes
 
 
-def _best_dense(index: Index, embedder: Embedder, texts: list[str]) -> list[float]:
+_FOREIGN_VECTORS: dict[tuple[str, int], Vector] = {}
+"""The foreign probes' vectors per embedder (name, dimension): embedded once a process."""
+
+
+def _foreign_vectors(embedder: Embedder, texts: list[str]) -> Vector:
+    key = (embedder.name, embedder.dimension)
+    if key not in _FOREIGN_VECTORS:
+        _FOREIGN_VECTORS[key] = embedder.embed_documents(texts)
+    return _FOREIGN_VECTORS[key]
+
+
+def _best_dense(
+    index: Index, embedder: Embedder, texts: list[str], vectors: Vector | None = None
+) -> list[float]:
     if not texts:
         return []
-    vectors = embedder.embed_documents(texts)
+    if vectors is None:
+        vectors = embedder.embed_documents(texts)
     best: list[float] = []
     for text, vector in zip(texts, vectors, strict=True):
         hits = index.search(SearchRequest(text=text, vector=vector, k=1, mode=SearchMode.DENSE))
@@ -127,7 +141,8 @@ def compute(index: Index, embedder: Embedder, generation: int = -1) -> Calibrati
     if chunks == 0:
         return DEFAULT
     own = _best_dense(index, embedder, own_probes(index, seed=chunks))
-    foreign = _best_dense(index, embedder, foreign_questions())
+    questions = foreign_questions()
+    foreign = _best_dense(index, embedder, questions, _foreign_vectors(embedder, questions))
     if not own or not foreign:
         return DEFAULT
     return Calibration(

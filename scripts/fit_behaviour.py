@@ -1,0 +1,219 @@
+"""Fit the abstain and ask-back scorers on one MTRAG-UN domain, report them on the other.
+
+    .venv/bin/python scripts/fit_behaviour.py [--features bench/results/behaviour_features.json]
+
+Reads the features `bench/behaviour_features.py` wrote for every labelled turn. For each
+direction (fit on clapnq, report on cloud; fit on cloud, report on clapnq) it fits both
+scorers (`answer.scorer.fit`: logistic regression, threshold at `--max-false` of the
+fitting domain's negatives) and replays the turn's decision as `answer.judge` makes it
+(ask back first, then abstain). Writes bench/results/behaviour.{md,json}; with `--write`,
+also the shipped models (`tellmemore/answer/{abstain,clarify}_model.json`), fitted on both
+domains together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tellmemore.answer import answerability, clarify  # noqa: E402
+from tellmemore.answer.scorer import Scorer, fit  # noqa: E402
+
+FEATURES = ROOT / "bench" / "results" / "behaviour_features.json"
+OUT = ROOT / "bench" / "results" / "behaviour"
+MODELS = ROOT / "tellmemore" / "answer"
+ANSWERABLE = ("ANSWERABLE", "PARTIAL")
+
+
+def _x(rows: list[dict[str, Any]], prefix: str, names: tuple[str, ...]) -> list[list[float]]:
+    return [[float(r["features"][f"{prefix}.{n}"]) for n in names] for r in rows]
+
+
+def fit_models(rows: list[dict[str, Any]], l2: float, max_false: float, on: str) -> tuple[Scorer, Scorer]:
+    judged = [r for r in rows if r["path"] == "judged"]
+    ab = [r for r in judged if r["label"] == "UNANSWERABLE" or r["label"] in ANSWERABLE]
+    abstain = fit(
+        "abstain",
+        answerability.FEATURES,
+        _x(ab, "abstain", answerability.FEATURES),
+        [r["label"] == "UNANSWERABLE" for r in ab],
+        l2=l2,
+        max_positive_rate=max_false,
+        fitted_on=on,
+    )
+    ask = fit(
+        "clarify",
+        clarify.FEATURES,
+        _x(judged, "clarify", clarify.FEATURES),
+        [r["label"] == "UNDERSPECIFIED" for r in judged],
+        l2=l2,
+        max_positive_rate=max_false,
+        fitted_on=on,
+    )
+    return abstain, ask
+
+
+def decide(row: dict[str, Any], abstain: Scorer, ask: Scorer) -> str:
+    """What the turn does, as `answer.judge` decides it."""
+    if row["path"] == "resolver asked back":
+        return "ask"
+    if row["path"] == "nothing retrieved":
+        return "abstain"
+    if row["path"] != "judged":
+        return "answer"
+    f = row["features"]
+    c = {n: f[f"clarify.{n}"] for n in clarify.FEATURES}
+    if ask.decide(c) and len(row["options"]) >= 2:
+        return "ask"
+    a = {n: f[f"abstain.{n}"] for n in answerability.FEATURES}
+    return "abstain" if abstain.decide(a) else "answer"
+
+
+def rates(rows: list[dict[str, Any]], abstain: Scorer, ask: Scorer) -> dict[str, Any]:
+    acts = [(r["label"], decide(r, abstain, ask)) for r in rows]
+
+    def share(labels: tuple[str, ...], act: str, negate: bool = False) -> dict[str, Any]:
+        picked = [a for lab, a in acts if (lab not in labels if negate else lab in labels)]
+        n = sum(a == act for a in picked)
+        return {"n": len(picked), "acted": n, "rate": round(n / len(picked), 4) if picked else None}
+
+    return {
+        "abstain_unanswerable": share(("UNANSWERABLE",), "abstain"),
+        "abstain_answerable": share(ANSWERABLE, "abstain"),
+        "ask_underspecified": share(("UNDERSPECIFIED",), "ask"),
+        "ask_others": share(("UNDERSPECIFIED",), "ask", negate=True),
+        "by_label": {
+            lab: {
+                act: sum(1 for lb, a in acts if lb == lab and a == act)
+                for act in ("answer", "abstain", "ask")
+            }
+            for lab in ("ANSWERABLE", "PARTIAL", "UNANSWERABLE", "UNDERSPECIFIED")
+        },
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--features", type=Path, default=FEATURES)
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--max-false", type=float, default=0.03)
+    parser.add_argument("--write", action="store_true", help="write the shipped models")
+    args = parser.parse_args()
+    rows = json.loads(args.features.read_text())["rows"]
+    domains = sorted({r["domain"] for r in rows})
+    results = []
+    for fit_on in domains:
+        for test_on in domains:
+            if test_on == fit_on:
+                continue
+            abstain, ask = fit_models(
+                [r for r in rows if r["domain"] == fit_on], args.l2, args.max_false, fit_on
+            )
+            test = [r for r in rows if r["domain"] == test_on]
+            results.append(
+                {
+                    "fit_on": fit_on,
+                    "test_on": test_on,
+                    "held_out": rates(test, abstain, ask),
+                    "in_domain": rates([r for r in rows if r["domain"] == fit_on], abstain, ask),
+                    "abstain_model": abstain.to_json(),
+                    "clarify_model": ask.to_json(),
+                }
+            )
+    both = fit_models(rows, args.l2, args.max_false, "+".join(domains))
+    payload = {
+        "command": f"scripts/fit_behaviour.py --l2 {args.l2} --max-false {args.max_false}",
+        "features_file": str(args.features.relative_to(ROOT)),
+        "results": results,
+        "shipped": {"abstain_model": both[0].to_json(), "clarify_model": both[1].to_json()},
+    }
+    args.out.with_suffix(".json").write_text(json.dumps(payload, indent=1) + "\n")
+    args.out.with_suffix(".md").write_text(render(payload, rows))
+    if args.write:
+        for name, model in (("abstain_model", both[0]), ("clarify_model", both[1])):
+            (MODELS / f"{name}.json").write_text(json.dumps(model.to_json(), indent=1) + "\n")
+    for r in results:
+        h = r["held_out"]
+        print(
+            f"fit {r['fit_on']} -> {r['test_on']}: abstain U {h['abstain_unanswerable']['rate']} "
+            f"A+P {h['abstain_answerable']['rate']} | ask U {h['ask_underspecified']['rate']} "
+            f"others {h['ask_others']['rate']}"
+        )
+
+
+def _pct(v: dict[str, Any]) -> str:
+    return f"{v['acted']}/{v['n']} ({100 * v['rate']:.1f}%)" if v["rate"] is not None else "–"
+
+
+def render(payload: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "# Abstain and ask back on MTRAG-UN, fitted on one domain, reported on the other",
+        "",
+        "```",
+        "flock /work/heavy.lock .venv/bin/python bench/behaviour_features.py --cache bench/.cache",
+        f".venv/bin/python {payload['command']}",
+        "```",
+        "",
+        "Every labelled last turn of `mtrag-un/{clapnq,cloud}/behaviour.jsonl` is run as a "
+        "turn runs it (bench/behaviour_features.py), and the decision replayed as "
+        "`answer.judge` makes it: ask back when the clarify scorer says so and the passages "
+        "offer two or more subjects the conversation does not name, else abstain when the "
+        "abstain scorer says so. The scorers (logistic, a few features, "
+        "`tellmemore/answer/scorer.py`) are **fitted on one domain and reported on the "
+        "other**, both ways; each threshold lets at most the `--max-false` share of the "
+        "fitting domain's negatives through. Targets: abstain on >= 50% of UNANSWERABLE and "
+        "<= 5% of ANSWERABLE + PARTIAL; ask back on >= 40% of UNDERSPECIFIED and <= 5% of "
+        "the others.",
+        "",
+        "| fitted on | reported on | abstain: UNANSWERABLE | abstain: ANSWERABLE+PARTIAL | "
+        "ask back: UNDERSPECIFIED | ask back: others |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in payload["results"]:
+        for name, part in (("held out", r["held_out"]), ("in domain", r["in_domain"])):
+            where = r["test_on"] if name == "held out" else f"{r['fit_on']} (in domain)"
+            lines.append(
+                f"| {r['fit_on']} | {where} | {_pct(part['abstain_unanswerable'])} | "
+                f"{_pct(part['abstain_answerable'])} | {_pct(part['ask_underspecified'])} | "
+                f"{_pct(part['ask_others'])} |"
+            )
+    lines += ["", "## Held-out decisions by label", ""]
+    lines += ["| fitted on | reported on | label | answered | abstained | asked back |"]
+    lines += ["| --- | --- | --- | --- | --- | --- |"]
+    for r in payload["results"]:
+        for lab, v in r["held_out"]["by_label"].items():
+            lines.append(
+                f"| {r['fit_on']} | {r['test_on']} | {lab} | {v['answer']} | {v['abstain']} | "
+                f"{v['ask']} |"
+            )
+    lines += ["", "## Weights (standardised features)", ""]
+    for r in payload["results"]:
+        for key in ("abstain_model", "clarify_model"):
+            m = r[key]
+            ws = ", ".join(f"{f} {w:+.2f}" for f, w in zip(m["features"], m["weights"], strict=True))
+            lines.append(f"- fit on {r['fit_on']}, {m['name']}: {ws}; threshold {m['threshold']:.3f}")
+    s = payload["shipped"]
+    lines += [
+        "",
+        "The shipped models (`tellmemore/answer/abstain_model.json`, `clarify_model.json`) "
+        f"are fitted on both domains ({s['abstain_model']['fitted_on']}); the figures above "
+        "are the held-out ones. Paths other than the scorers: "
+        + ", ".join(
+            f"{p} {sum(r['path'] == p for r in rows)}"
+            for p in ("resolver asked back", "no retrieval", "nothing retrieved")
+        )
+        + " turns.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,222 @@
+"""Answer, ask back or abstain (issue 22): the features, the calibration, the scorer, and
+fusion that does not turn weak dense hits into signal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tellmemore.answer import answerability, clarify
+from tellmemore.answer.calibration import NOTE_KEY, Calibration, Calibrator
+from tellmemore.answer.judge import Action, TurnEvidence, judge
+from tellmemore.answer.scorer import Scorer, fit, load_scorer
+from tellmemore.conversation.compose import parse_clarification
+from tellmemore.index import fusion
+from tellmemore.index.sqlite import SQLiteIndex
+from tellmemore.testing.conformance import make_chunk
+from tellmemore.testing.fakes import FakeEmbedder
+from tellmemore.types import Chunk, Hit, Resolution, Turn
+
+from .conversation.histories import corpus_stats
+
+CAL = Calibration(
+    generation=1, chunks=10, own_p25=0.5, own_p50=0.6, foreign_p50=0.2, foreign_p90=0.3
+)
+BENEFITS = [
+    "Health reimbursement: the company refunds 80% of prescription costs.",
+    "Coworking stipend: up to 150 EUR a month for a coworking desk.",
+    "Dental insurance covers two check-ups a year.",
+]
+
+
+def hit(text: str, dense: float, rank: int = 1, **fields: object) -> Hit:
+    return Hit(chunk=make_chunk(str(rank), text, **fields), score=dense, rank=rank, dense=dense)
+
+
+def test_a_rare_bm25_match_is_not_outranked_by_uniformly_weak_dense_hits() -> None:
+    """ "who's my buddy?": the chunks holding "buddy" have a strong BM25 score; every dense
+    hit sits at 0.14-0.20, noise in this index. Min-max made that noise reach 1.0."""
+    bm25 = [("buddy", 6.3), ("onboarding", 1.0), ("noise-1", 0.9)]
+    dense = [("noise-1", 0.20), ("noise-2", 0.18), ("noise-3", 0.16), ("buddy", 0.14)]
+    plain = fusion.convex(bm25, dense, 0.35)
+    floored = fusion.convex(bm25, dense, 0.35, dense_floor=0.3)
+    assert plain[0][0] == "noise-1"  # the failure the floor fixes
+    assert floored[0][0] == "buddy"
+    strong = [("a", 0.8), ("b", 0.5)]  # above the floor: min-max as before
+    assert fusion.convex([], strong, 0.35, dense_floor=0.3) == fusion.convex([], strong, 0.35)
+
+
+def test_the_calibration_is_stored_in_the_index_and_refreshed_when_it_changes(
+    tmp_path: Path,
+) -> None:
+    emb = FakeEmbedder()
+    index = SQLiteIndex(tmp_path / "index.db", dimension=emb.dimension)
+    chunks = [
+        make_chunk(str(i), t, title="Benefits", section=(t.split(":")[0],))
+        for i, t in enumerate(BENEFITS)
+    ]
+    index.upsert(chunks, emb.embed_documents([c.text for c in chunks]))
+    calls = emb.calls
+    first = Calibrator(index, emb).get()
+    probing = emb.calls - calls
+    assert first.generation == index.generation
+    assert first.own_p50 > first.foreign_p90  # its own words are closer than foreign ones
+    stored = Calibration.from_json(index.read_note(NOTE_KEY) or "")
+    assert stored == first
+    # another process opening the index reads the note instead of probing again
+    reopened = SQLiteIndex(tmp_path / "index.db", dimension=emb.dimension)
+    assert Calibrator(reopened, emb).get() == first
+    assert emb.calls == calls + probing  # no probe embedded again
+    extra = make_chunk("9", "Bike leasing: a bike through salary conversion.", title="Bikes")
+    reopened.upsert([extra], emb.embed_documents([extra.text]))
+    again = Calibrator(reopened, emb).get()
+    assert again.generation == reopened.generation != first.generation
+    assert again.chunks == 4
+    reopened.close()
+    index.close()
+
+
+def test_the_gap_names_the_rare_word_no_passage_holds() -> None:
+    """A gym membership is not a health reimbursement, however close the vectors are."""
+    stats = corpus_stats(BENEFITS)
+    hits = [hit(t, 0.45, i + 1) for i, t in enumerate(BENEFITS)]
+    q = "do we get a gym membership reimbursement?"
+    gap = answerability.gap([q], hits, stats(["gym", "membership", "reimburs"]))
+    assert gap.words[:2] in (("gym", "membership"), ("membership", "gym"))
+    assert gap.rarity == pytest.approx(1.0)
+    covered = answerability.gap(["what is the coworking stipend?"], hits, None)
+    assert covered.words == () and covered.rarity == 0.0
+
+
+def test_a_question_for_a_number_needs_a_number_in_the_evidence() -> None:
+    q = "how many days of parental leave do we get?"
+    prose = [hit("Parental leave is granted to every employee who asks HR.", 0.6)]
+    counted = [hit("Parental leave lasts 20 days, paid in full.", 0.6)]
+    f = answerability.features([q], prose, {q: prose}, corpus_stats(BENEFITS), CAL)
+    g = answerability.features([q], counted, {q: counted}, corpus_stats(BENEFITS), CAL)
+    assert f["type_missing"] == 1.0 and g["type_missing"] == 0.0
+    assert f["cos"] == pytest.approx(1.0)  # 0.6 is this index's own median
+
+
+def test_the_abstention_names_what_is_near_and_what_is_missing() -> None:
+    hits = [
+        hit(BENEFITS[1], 0.45, 1, title="Handbook", section=("Coworking stipend",)),
+        hit(BENEFITS[0], 0.44, 2, title="Handbook", section=("Health reimbursement",)),
+    ]
+    text = answerability.abstention(["what about a phone stipend?"], hits, None)
+    assert text.startswith(
+        "I found Coworking stipend and Health reimbursement in the documents, "
+        "but nothing about phone."
+    )
+    assert "Try asking about one of those" in text
+    mongolia = answerability.abstention(["What is the capital of Mongolia?"], hits, None)
+    assert "but nothing about capital of Mongolia." in mongolia
+
+
+COUNTIES = ["Alameda County", "Ventura County", "Tuolumne County"]
+
+
+def _county_hits() -> list[Hit]:
+    return [
+        hit(f"{c} has a median household income of {60 + i} thousand dollars.", 0.5, i + 1,
+            title=c)
+        for i, c in enumerate(COUNTIES)
+    ]  # fmt: skip
+
+
+def test_several_unnamed_subjects_are_offered_and_the_reply_path_reads_them_back() -> None:
+    q = "How wealthy is this county of California?"
+    hits = _county_hits()
+    f = clarify.features(q, [], Resolution(query=q), hits, 0.9)
+    assert f["subjects"] == 3 and f["unnamed"] == 1.0 and f["top_unnamed"] == 1.0
+    assert f["referent"] == 1.0  # "this county", bound to nothing
+    options = clarify.options(q, [], hits)
+    assert options == COUNTIES
+    assert parse_clarification(clarify.question(options)) == COUNTIES
+
+
+def test_a_subject_the_conversation_names_is_not_offered() -> None:
+    q = "How wealthy is it?"
+    history = [Turn("user", "tell me about Ventura County"), Turn("assistant", "It is ...")]
+    f = clarify.features(q, history, Resolution(query=q), _county_hits(), 0.9)
+    assert f["unnamed"] == pytest.approx(2 / 3)
+    assert clarify.options(q, history, _county_hits()) == ["Alameda County", "Tuolumne County"]
+
+
+def _always(name: str, features: tuple[str, ...]) -> Scorer:
+    n = len(features)
+    return Scorer(name, features, (0.0,) * n, 10.0, (0.0,) * n, (1.0,) * n, 0.5)
+
+
+def _never(name: str, features: tuple[str, ...]) -> Scorer:
+    n = len(features)
+    return Scorer(name, features, (0.0,) * n, -10.0, (0.0,) * n, (1.0,) * n, 0.5)
+
+
+def _evidence(history: list[Turn], **kw: object) -> TurnEvidence:
+    q = "How wealthy is this county of California?"
+    hits = _county_hits()
+    return TurnEvidence(
+        message=q,
+        history=history,
+        resolution=Resolution(query=q),
+        hits=hits,
+        per_query={q: hits},
+        asked=[q],
+        term_stats=None,
+        calibration=CAL,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_the_judge_asks_back_once_and_never_on_a_corrected_search() -> None:
+    ask = _always("clarify", clarify.FEATURES)
+    keep = _never("abstain", answerability.FEATURES)
+    v = judge(_evidence([]), abstain_model=keep, clarify_model=ask)
+    assert v.action is Action.CLARIFY and v.options == tuple(COUNTIES)
+    history = [Turn("user", "how wealthy?"), Turn("assistant", v.text)]
+    again = judge(_evidence(history), abstain_model=keep, clarify_model=ask)
+    assert again.action is Action.ANSWER  # the last answer asked already
+    forced = judge(_evidence([], may_clarify=False), abstain_model=keep, clarify_model=ask)
+    assert forced.action is Action.ANSWER
+    out = judge(
+        _evidence([]),
+        abstain_model=_always("abstain", answerability.FEATURES),
+        clarify_model=_never("clarify", clarify.FEATURES),
+    )
+    assert out.action is Action.ABSTAIN and out.text.startswith("I found")
+    assert set(out.features) >= {f"abstain.{f}" for f in answerability.FEATURES}
+
+
+def test_nothing_retrieved_abstains() -> None:
+    ev = _evidence([])
+    empty = TurnEvidence(**{**ev.__dict__, "hits": [], "per_query": {}})
+    assert judge(empty).action is Action.ABSTAIN
+
+
+def test_the_fitted_threshold_bounds_the_false_rate_on_the_fitting_data() -> None:
+    xs = [[i / 100] for i in range(100)]
+    ys = [i >= 70 for i in range(100)]
+    ys[10] = ys[20] = ys[35] = True  # noise
+    model = fit("m", ("x",), xs, ys, max_positive_rate=0.05)
+    false = sum(model.decide({"x": x[0]}) for x, y in zip(xs, ys, strict=True) if not y)
+    assert false <= 0.05 * sum(not y for y in ys)
+    assert model.decide({"x": 0.95}) and not model.decide({"x": 0.05})
+    assert Scorer.from_json(json.loads(json.dumps(model.to_json()))).decide({"x": 0.95})
+
+
+def test_the_shipped_models_read_the_features_the_judge_computes() -> None:
+    assert load_scorer("abstain_model").features == answerability.FEATURES
+    assert load_scorer("clarify_model").features == clarify.FEATURES
+    with pytest.raises(ValueError, match="needs features"):
+        load_scorer("abstain_model").probability({"cos": 0.1})
+
+
+def test_subjects_are_sections_when_the_passages_share_one_title() -> None:
+    hits = [
+        Hit(Chunk(id=f"c{i}", doc_id="hb", text=t, title="Handbook", section=(s,)), 1.0, i + 1)
+        for i, (s, t) in enumerate([("Health", "a"), ("Dental", "b"), ("Health", "c")])
+    ]
+    assert [s.name for s in clarify.subjects(hits)] == ["Health", "Dental"]
