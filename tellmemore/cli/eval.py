@@ -21,7 +21,8 @@ def eval_command(
         list[Path] | None,
         typer.Argument(
             help="Dataset directories, each holding corpus.jsonl and conversations.jsonl "
-            "(the MTRAG format).",
+            "(the MTRAG format); with a behaviour.jsonl (labelled turns, the MTRAG-UN "
+            "format) abstain and ask-back are also reported by label.",
             show_default=False,
         ),
     ] = None,
