@@ -220,3 +220,28 @@ def test_subjects_are_sections_when_the_passages_share_one_title() -> None:
         for i, (s, t) in enumerate([("Health", "a"), ("Dental", "b"), ("Health", "c")])
     ]
     assert [s.name for s in clarify.subjects(hits)] == ["Health", "Dental"]
+
+
+def test_the_retriever_fuses_against_the_index_s_noise_level(tmp_path: Path) -> None:
+    from tellmemore.config import RetrievalSettings
+    from tellmemore.retrieval import Retriever
+
+    emb = FakeEmbedder()
+    index = SQLiteIndex(tmp_path / "index.db", dimension=emb.dimension)
+    chunks = [make_chunk(str(i), t) for i, t in enumerate(BENEFITS)]
+    index.upsert(chunks, emb.embed_documents([c.text for c in chunks]))
+    seen: list[float | None] = []
+    search = index.search
+
+    def spy(request):  # type: ignore[no-untyped-def]
+        if request.text.startswith("dental"):  # not the calibration's own probes
+            seen.append(request.dense_floor)
+        return search(request)
+
+    index.search = spy  # type: ignore[method-assign]
+    Retriever(index, emb, RetrievalSettings()).search(["dental check-ups"])
+    floor = Calibrator(index, emb).get().weak_dense
+    Retriever(index, emb, RetrievalSettings(calibrated_fusion=False)).search(["dental"])
+    Retriever(index, emb, RetrievalSettings(mode="bm25")).search(["dental"])
+    assert seen == [floor, None, None]
+    index.close()
