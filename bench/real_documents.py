@@ -52,16 +52,36 @@ CASES: list[tuple[str, list[str], str]] = [
     # (label, earlier user turns, the labelled message)
     (ANSWERABLE, [], "Under the Mozilla Public License 2.0, how long do I have to cure a breach?"),
     (ANSWERABLE, [], "When does the patent license of the Apache License 2.0 terminate?"),
-    (ANSWERABLE, [], "What must I give recipients when I redistribute a work under the Apache License?"),
+    (
+        ANSWERABLE,
+        [],
+        "What must I give recipients when I redistribute a work under the Apache License?",
+    ),
     (ANSWERABLE, [], "What is Corresponding Source in GPL version 3?"),
     (ANSWERABLE, [], "In the GNU Free Documentation License, what is an Invariant Section?"),
-    (ANSWERABLE, [], "Under the Artistic License, may I charge a fee for distributing the package?"),
+    (
+        ANSWERABLE,
+        [],
+        "Under the Artistic License, may I charge a fee for distributing the package?",
+    ),
     (ANSWERABLE, [], "Does the CC0 waiver affect trademark or patent rights?"),
     (ANSWERABLE, [], "What conditions does the BSD license set for redistribution in binary form?"),
-    (ANSWERABLE, [], "Under the GNU Lesser General Public License 2.1, what is a work that uses the Library?"),
+    (
+        ANSWERABLE,
+        [],
+        "Under the GNU Lesser General Public License 2.1, what is a work that uses the Library?",
+    ),
     (ANSWERABLE, [], "What does GPL version 2 say about distributing the program in object code?"),
-    (ANSWERABLE, ["What is the Mozilla Public License 2.0?"], "what does it say about patent claims?"),
-    (ANSWERABLE, ["Tell me about GPL version 3."], "what are installation information requirements for user products?"),
+    (
+        ANSWERABLE,
+        ["What is the Mozilla Public License 2.0?"],
+        "what does it say about patent claims?",
+    ),
+    (
+        ANSWERABLE,
+        ["Tell me about GPL version 3."],
+        "what are installation information requirements for user products?",
+    ),
     (ANSWERABLE, ["What is the Apache License 2.0?"], "do I have to keep the NOTICE file?"),
     (ANSWERABLE, ["What is the GNU Free Documentation License?"], "what is a Transparent copy?"),
     (UNANSWERABLE, [], "How much does a commercial license for GPL software cost?"),
@@ -72,7 +92,11 @@ CASES: list[tuple[str, list[str], str]] = [
     (UNANSWERABLE, [], "What is the capital of Australia?"),
     (UNANSWERABLE, ["What is the Apache License 2.0?"], "which companies use it the most?"),
     (UNANSWERABLE, ["Tell me about GPL version 3."], "who is the current president of the FSF?"),
-    (UNANSWERABLE, ["What is the Mozilla Public License 2.0?"], "how many Firefox users are there?"),
+    (
+        UNANSWERABLE,
+        ["What is the Mozilla Public License 2.0?"],
+        "how many Firefox users are there?",
+    ),
     (UNANSWERABLE, [], "What is the fine for violating the BSD license in Germany?"),
     (UNDERSPECIFIED, [], "Does this license require me to publish my source code?"),
     (UNDERSPECIFIED, [], "How long do I have to cure a violation of the license?"),
@@ -80,7 +104,7 @@ CASES: list[tuple[str, list[str], str]] = [
     (UNDERSPECIFIED, [], "Is there any warranty under the license?"),
     (UNDERSPECIFIED, [], "Which later versions of the license may I use?"),
     (UNDERSPECIFIED, [], "What happens to my rights if I stop violating the license?"),
-]  # fmt: skip
+]
 
 
 def run(docs: Path) -> dict:  # type: ignore[type-arg]

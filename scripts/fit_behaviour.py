@@ -35,7 +35,9 @@ def _x(rows: list[dict[str, Any]], prefix: str, names: tuple[str, ...]) -> list[
     return [[float(r["features"][f"{prefix}.{n}"]) for n in names] for r in rows]
 
 
-def fit_models(rows: list[dict[str, Any]], l2: float, max_false: float, on: str) -> tuple[Scorer, Scorer]:
+def fit_models(
+    rows: list[dict[str, Any]], l2: float, max_false: float, on: str
+) -> tuple[Scorer, Scorer]:
     judged = [r for r in rows if r["path"] == "judged"]
     ab = [r for r in judged if r["label"] == "UNANSWERABLE" or r["label"] in ANSWERABLE]
     abstain = fit(
@@ -197,8 +199,12 @@ def render(payload: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     for r in payload["results"]:
         for key in ("abstain_model", "clarify_model"):
             m = r[key]
-            ws = ", ".join(f"{f} {w:+.2f}" for f, w in zip(m["features"], m["weights"], strict=True))
-            lines.append(f"- fit on {r['fit_on']}, {m['name']}: {ws}; threshold {m['threshold']:.3f}")
+            ws = ", ".join(
+                f"{f} {w:+.2f}" for f, w in zip(m["features"], m["weights"], strict=True)
+            )
+            lines.append(
+                f"- fit on {r['fit_on']}, {m['name']}: {ws}; threshold {m['threshold']:.3f}"
+            )
     s = payload["shipped"]
     lines += [
         "",
