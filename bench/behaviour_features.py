@@ -112,12 +112,13 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--cache", type=Path, default=ROOT / "bench" / ".cache")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--domains", default=",".join(DOMAINS))
     args = parser.parse_args()
     settings = Settings()
     embedder = load_embedder(settings.embedder)
     t0 = time.perf_counter()
     rows = []
-    for d in DOMAINS:
+    for d in [d.strip() for d in args.domains.split(",") if d.strip()]:
         rows += rows_for(d, args.data, args.cache, settings, embedder)
         print(f"{d}: {sum(r['domain'] == d for r in rows)} turns", flush=True)
     payload = {"seconds": round(time.perf_counter() - t0, 1), "rows": rows}
