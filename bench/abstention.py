@@ -101,6 +101,7 @@ def scores(
                         asked=asked,
                         term_stats=index.term_stats,
                         calibration=retriever.calibrator.get(),
+                        embed=embedder.embed_documents,
                     )
                 )
                 out[case].append(

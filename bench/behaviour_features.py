@@ -33,6 +33,7 @@ from tellmemore.eval.behaviour import load_behaviour  # noqa: E402
 from tellmemore.eval.corpus import ensure_index  # noqa: E402
 from tellmemore.eval.datasets import load_dataset  # noqa: E402
 from tellmemore.index.embedders import load_embedder  # noqa: E402
+from tellmemore.index.sqlite import SQLiteIndex  # noqa: E402
 from tellmemore.retrieval import Retriever  # noqa: E402
 from tellmemore.state.conversations import ConversationStore  # noqa: E402
 from tellmemore.state.db import StateDB  # noqa: E402
@@ -44,9 +45,14 @@ OUT = ROOT / "bench" / "results" / "behaviour_features.json"
 DOMAINS = ("clapnq", "cloud")
 
 
-def rows_for(domain: str, data: Path, cache: Path, settings: Settings, embedder) -> list[dict]:  # type: ignore[no-untyped-def]
-    dataset = load_dataset(data / domain, skip_invalid=True)
-    index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=cache)
+def rows_for(  # type: ignore[no-untyped-def]
+    domain: str, data: Path, cache: Path, settings: Settings, embedder, index_path: Path | None
+) -> list[dict]:
+    if index_path is not None:  # an index built elsewhere (development runs)
+        index = SQLiteIndex(index_path, dimension=embedder.dimension, embedder=embedder.name)
+    else:
+        dataset = load_dataset(data / domain, skip_invalid=True)
+        index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=cache)
     out: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
         state = StateDB(Path(tmp) / "state.db")
@@ -113,13 +119,14 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=ROOT / "bench" / ".cache")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--domains", default=",".join(DOMAINS))
+    parser.add_argument("--index", type=Path, help="open this index.db (one domain) instead")
     args = parser.parse_args()
     settings = Settings()
     embedder = load_embedder(settings.embedder)
     t0 = time.perf_counter()
     rows = []
     for d in [d.strip() for d in args.domains.split(",") if d.strip()]:
-        rows += rows_for(d, args.data, args.cache, settings, embedder)
+        rows += rows_for(d, args.data, args.cache, settings, embedder, args.index)
         print(f"{d}: {sum(r['domain'] == d for r in rows)} turns", flush=True)
     payload = {"seconds": round(time.perf_counter() - t0, 1), "rows": rows}
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -140,7 +140,7 @@ def main() -> None:
     both = fit_models(rows, args.l2, args.max_false, "+".join(domains))
     payload = {
         "command": f"scripts/fit_behaviour.py --l2 {args.l2} --max-false {args.max_false}",
-        "features_file": str(args.features.relative_to(ROOT)),
+        "features_file": str(args.features),
         "results": results,
         "shipped": {"abstain_model": both[0].to_json(), "clarify_model": both[1].to_json()},
     }

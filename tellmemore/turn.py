@@ -313,6 +313,7 @@ class TurnRunner:
             term_stats=scoped_term_stats(index, req.tenant),
             calibration=self.retriever.calibrator.get(),
             may_clarify=req.forced_query is None,
+            embed=self.retriever.embedder.embed_documents,
         )
         return judge(evidence)
 

@@ -245,3 +245,24 @@ def test_the_retriever_fuses_against_the_index_s_noise_level(tmp_path: Path) -> 
     Retriever(index, emb, RetrievalSettings(mode="bm25")).search(["dental"])
     assert seen == [floor, None, None]
     index.close()
+
+
+def test_a_sentence_that_says_what_is_asked_is_sharper_than_its_passage() -> None:
+    """The passage matches the topic; one of its sentences matches the question."""
+    emb = FakeEmbedder()
+    passage = (
+        "The protests lasted three weeks in the capital. Crowds filled the main square. "
+        "Police arrested 42 people during the protests."
+    )
+    hits = [Hit(make_chunk("p", passage), 0.4, 1, dense=0.4)]
+    q = "how many people were arrested during the protests?"
+    got = answerability.sentence_match([q], hits, emb.embed_documents, CAL, 0.4)
+    other = answerability.sentence_match(
+        ["which hotels are close to the square?"], hits, emb.embed_documents, CAL, 0.4
+    )
+    assert got["sentence_gain"] > other["sentence_gain"]
+    assert got["sentence_cos"] > other["sentence_cos"]
+    assert answerability.sentence_match([q], hits, None, CAL, 0.4) == {
+        "sentence_cos": 0.0,
+        "sentence_gain": 0.0,
+    }

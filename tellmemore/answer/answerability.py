@@ -10,7 +10,14 @@ Features (each read over the hits of the question's own phrasings, `abstain.evid
   a gym membership is not an insurance reimbursement, however close the vectors are;
 - `type_missing`: the question asks for a number, a price, a duration or a time and no
   top hit states one (`answer_types`);
-- `flat`: how little the best hit stands out from the rest of the top five.
+- `flat`: how little the best hit stands out from the rest of the top five;
+- `new_coverage`: the IDF-weighted share of the words the message adds to the
+  conversation (its words the history does not hold) that the top three hits hold: a
+  follow-up's own ask ("can I download them?") against passages that match its topic;
+- `sentence_cos`: the best cosine between the question and one sentence of the top three
+  passages, on the index's scale: a passage can match a question's topic while none of
+  its sentences says what is asked ("how many people were arrested?" over a passage on
+  the protests); `sentence_gain`: how much sharper that is than the passage's cosine.
 
 `judge` weighs them with a scorer fitted on labelled conversations (`scorer.Scorer`).
 """
@@ -22,15 +29,28 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from tellmemore.answer import answer_types
 from tellmemore.answer.abstain import COVERAGE_HITS, lexical_coverage
 from tellmemore.answer.calibration import Calibration
+from tellmemore.answer.extractive import sentences
 from tellmemore.conversation.text import content_words, stem
-from tellmemore.types import Hit, TermStats
+from tellmemore.index.base import Vector
+from tellmemore.types import Hit, TermStats, Turn
 
 log = logging.getLogger(__name__)
 
-FEATURES = ("cos", "coverage", "missing", "type_missing", "flat")
+FEATURES = (
+    "cos",
+    "coverage",
+    "missing",
+    "type_missing",
+    "flat",
+    "new_coverage",
+    "sentence_cos",
+    "sentence_gain",
+)
 TYPE_HITS = 3
 """Top hits that must state the asked kind of answer (a number, a price, ...)."""
 
@@ -84,6 +104,9 @@ def features(
     per_query: Mapping[str, Sequence[Hit]],
     term_stats: Callable[[list[str]], TermStats] | None,
     calibration: Calibration,
+    message: str = "",
+    history: Sequence[Turn] = (),
+    embed: Callable[[list[str]], Vector] | None = None,
 ) -> dict[str, float]:
     """The abstain features of a turn whose question reads `questions` (its own
     phrasings, the resolved one first) and whose evidence is `hits`."""
@@ -103,7 +126,67 @@ def features(
         "missing": missing.rarity,
         "type_missing": type_missing,
         "flat": max(0.0, min(1.0, flat)),
+        "new_coverage": new_coverage(message, history, hits, term_stats),
+        **sentence_match(questions, hits, embed, calibration, best),
     }
+
+
+SENTENCE_HITS = 3
+MAX_SENTENCES = 48
+"""Sentences embedded per turn at most (about 0.1-0.3 s with MiniLM on a CPU)."""
+
+
+def sentence_match(
+    questions: Sequence[str],
+    hits: Sequence[Hit],
+    embed: Callable[[list[str]], Vector] | None,
+    calibration: Calibration,
+    passage_cos: float,
+) -> dict[str, float]:
+    """`sentence_cos` and `sentence_gain` (0.0 each without an embedder)."""
+    question = next((q for q in questions if q.strip()), "")
+    texts: list[str] = []
+    for h in hits[:SENTENCE_HITS]:
+        texts += [t for t in sentences(h.chunk.text, h.chunk.header) if content_words(t)]
+    texts = texts[:MAX_SENTENCES]
+    if embed is None or not question or not texts:
+        return {"sentence_cos": 0.0, "sentence_gain": 0.0}
+    vectors = np.asarray(embed([question, *texts]), dtype=np.float32)
+    best = float((vectors[1:] @ vectors[0]).max())
+    return {
+        "sentence_cos": calibration.normalised(best),
+        "sentence_gain": best - passage_cos,
+    }
+
+
+NEW_HITS = 3
+
+
+def new_coverage(
+    message: str,
+    history: Sequence[Turn],
+    hits: Sequence[Hit],
+    term_stats: Callable[[list[str]], TermStats] | None,
+) -> float:
+    """The IDF-weighted share of the message's new words (not in the history) that one of
+    the top hits holds; 1.0 when the message adds no word."""
+    said = {stem(w) for t in history for w in content_words(t.content)}
+    new = sorted({stem(w) for w in content_words(message)} - said)
+    if not new:
+        return 1.0
+    stats = None
+    if term_stats is not None:
+        try:
+            stats = term_stats(new)
+        except Exception:
+            stats = None
+    weight = {w: stats.idf(w) if stats is not None else 1.0 for w in new}
+    total = sum(weight.values()) or 1.0
+    best = 0.0
+    for h in hits[:NEW_HITS]:
+        held = {stem(w) for w in content_words(f"{h.chunk.header} {h.chunk.text}")}
+        best = max(best, sum(v for w, v in weight.items() if w in held) / total)
+    return best
 
 
 def nearby_subjects(hits: Sequence[Hit], n: int = 2) -> list[str]:
@@ -130,7 +213,7 @@ def lacking_phrase(question: str, lost: Sequence[str]) -> str:
     bare = [t.strip("?!.,;:'\"()").lower() for t in tokens]
     where = [i for i, t in enumerate(bare) if t in {w.lower() for w in lost}]
     if where and where[-1] - where[0] < MAX_SPAN_WORDS:
-        return " ".join(t.strip("?!.,;:\"()") for t in tokens[where[0] : where[-1] + 1])
+        return " ".join(t.strip('?!.,;:"()') for t in tokens[where[0] : where[-1] + 1])
     return " or ".join(lost[:2])
 
 

@@ -16,7 +16,10 @@ Features (`judge` weighs them with a fitted scorer; precision over recall):
 - `referent`: the message points at something ("this county", "the actor", "it") and the
   resolver bound nothing;
 - `cos`: the best cosine on the index's own scale;
-- `first_turn`: no history.
+- `first_turn`: no history;
+- `rarity`: how rare (normalised IDF) the message's rarest word is: "the famous basketball
+  player" names nobody, "LeBron James" does;
+- `runner_up`: how close the best passage of another subject comes to the best one.
 
 The question reads "Do you mean A, B or C?", so the existing reply path
 (`conversation.compose.parse_clarification`) answers the original question with the
@@ -25,15 +28,25 @@ chosen subject.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tellmemore.conversation.compose import parse_clarification
 from tellmemore.conversation.referents import find_referents
 from tellmemore.conversation.text import content_words, stem
-from tellmemore.types import Hit, Resolution, Turn
+from tellmemore.types import Hit, Resolution, TermStats, Turn
 
-FEATURES = ("subjects", "unnamed", "top_unnamed", "referent", "cos", "first_turn")
+FEATURES = (
+    "subjects",
+    "unnamed",
+    "top_unnamed",
+    "referent",
+    "cos",
+    "first_turn",
+    "rarity",
+    "runner_up",
+)
 TOP = 5
 """Passages whose subjects are compared."""
 MAX_OPTIONS = 3
@@ -51,17 +64,23 @@ def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words)
 
 
+def _names(hits: Sequence[Hit]) -> list[str]:
+    """Each hit's subject: its title, or its first section when the hits share a title."""
+    titles = {h.chunk.title.strip().lower() for h in hits}
+    by_section = len(titles) == 1 and any(h.chunk.section for h in hits)
+    out = []
+    for h in hits:
+        c = h.chunk
+        out.append(((c.section[0] if by_section and c.section else c.title) or c.doc_id).strip())
+    return out
+
+
 def subjects(hits: Sequence[Hit], top: int = TOP) -> list[Subject]:
     """Distinct subjects of the top hits, best first: titles, or first sections when the
     hits share a title (one handbook, several policies)."""
     hits = list(hits[:top])
-    titles = {h.chunk.title.strip().lower() for h in hits}
-    by_section = len(titles) == 1 and any(h.chunk.section for h in hits)
     out: dict[str, Subject] = {}
-    for h in hits:
-        c = h.chunk
-        name = (c.section[0] if by_section and c.section else c.title) or c.doc_id
-        name = name.strip()
+    for h, name in zip(hits, _names(hits), strict=True):
         key = name.lower()
         if key and key not in out:
             out[key] = Subject(name, _stems(name), h.rank)
@@ -79,6 +98,7 @@ def features(
     resolution: Resolution,
     hits: Sequence[Hit],
     cos: float,
+    term_stats: Callable[[list[str]], TermStats] | None = None,
 ) -> dict[str, float]:
     found = subjects(hits)
     said = set(_stems(message)) | {s for t in history for s in _stems(t.content)}
@@ -92,7 +112,35 @@ def features(
         "referent": 1.0 if referent else 0.0,
         "cos": cos,
         "first_turn": 0.0 if history else 1.0,
+        "rarity": _rarity(message, term_stats),
+        "runner_up": _runner_up(hits, found),
     }
+
+
+def _rarity(message: str, term_stats: Callable[[list[str]], TermStats] | None) -> float:
+    words = sorted({stem(w) for w in content_words(message)})
+    if not words or term_stats is None:
+        return 0.0
+    try:
+        stats = term_stats(words)
+    except Exception:
+        return 0.0
+    top = math.log(1.0 + (max(stats.n_chunks, 1) + 0.5) / 0.5)
+    return min(1.0, max(stats.idf(w) for w in words) / top)
+
+
+def _runner_up(hits: Sequence[Hit], found: Sequence[Subject]) -> float:
+    """The best cosine of the second subject minus the best one's (0: a tie; -1 when
+    only one subject)."""
+    if len(found) < 2:
+        return -1.0
+    top = list(hits[:TOP])
+    best: dict[str, float] = {}
+    for h, name in zip(top, _names(top), strict=True):
+        if h.dense is not None:
+            best[name.lower()] = max(best.get(name.lower(), 0.0), h.dense)
+    first, second = found[0].name.lower(), found[1].name.lower()
+    return best.get(second, 0.0) - best.get(first, 0.0)
 
 
 def options(message: str, history: Sequence[Turn], hits: Sequence[Hit]) -> list[str]:

@@ -25,6 +25,7 @@ from tellmemore.answer import answerability, clarify
 from tellmemore.answer.abstain import evidence_hits
 from tellmemore.answer.calibration import Calibration
 from tellmemore.answer.scorer import Scorer, load_scorer
+from tellmemore.index.base import Vector
 from tellmemore.types import Hit, Resolution, TermStats, Turn
 
 log = logging.getLogger(__name__)
@@ -68,12 +69,23 @@ class TurnEvidence:
     term_stats: Callable[[list[str]], TermStats] | None
     calibration: Calibration
     may_clarify: bool = True
+    embed: Callable[[list[str]], Vector] | None = None
+    """Embeds texts (the retriever's embedder) for the sentence-level match; None: 0."""
 
 
 def read_features(ev: TurnEvidence) -> tuple[dict[str, float], dict[str, float], list[Hit]]:
     own = evidence_hits(ev.hits, ev.per_query, ev.asked)
-    a = answerability.features(ev.asked, own, ev.per_query, ev.term_stats, ev.calibration)
-    c = clarify.features(ev.message, ev.history, ev.resolution, ev.hits, a["cos"])
+    a = answerability.features(
+        ev.asked,
+        own,
+        ev.per_query,
+        ev.term_stats,
+        ev.calibration,
+        ev.message,
+        ev.history,
+        ev.embed,
+    )
+    c = clarify.features(ev.message, ev.history, ev.resolution, ev.hits, a["cos"], ev.term_stats)
     return a, c, own
 
 
