@@ -63,7 +63,7 @@ def test_the_calibration_is_stored_in_the_index_and_refreshed_when_it_changes(
     probing = emb.calls - calls
     assert first.generation == index.generation
     assert first.own_p50 > first.foreign_p90  # its own words are closer than foreign ones
-    stored = Calibration.from_json(index.read_note(NOTE_KEY) or "")
+    stored = Calibration.from_json(index.get_meta(NOTE_KEY) or "")
     assert stored == first
     # another process opening the index reads the note instead of probing again
     reopened = SQLiteIndex(tmp_path / "index.db", dimension=emb.dimension)

@@ -34,6 +34,7 @@ from tellmemore.types import SearchMode
 log = logging.getLogger(__name__)
 
 NOTE_KEY = "calibration"
+"""The `meta` key the calibration is stored under (with the generation it was made at)."""
 VERSION = 1
 """Bump when the probes or the statistics change: stored notes of another version are
 recomputed."""
@@ -167,7 +168,8 @@ class Calibrator:
 
     def get(self) -> Calibration:
         with self._lock:
-            notes = bool(getattr(type(self.index), "supports_notes", False))
+            # engines that keep metadata and count their writes store the calibration
+            notes = hasattr(self.index, "get_meta") and hasattr(self.index, "generation")
             generation = int(self.index.generation) if notes else -1  # type: ignore[attr-defined]
             cur = self._current
             if cur is not None and (
@@ -175,7 +177,7 @@ class Calibrator:
             ):
                 return cur
             if notes:
-                stored = self.index.read_note(NOTE_KEY)  # type: ignore[attr-defined]
+                stored = self.index.get_meta(NOTE_KEY)  # type: ignore[attr-defined]
                 found = Calibration.from_json(stored) if stored else None
                 if found is not None and found.generation == generation:
                     self._current = found
@@ -186,6 +188,6 @@ class Calibrator:
                 log.warning("calibration failed; using the default ranges", exc_info=True)
                 return DEFAULT
             if notes and cur is not DEFAULT:
-                self.index.write_note(NOTE_KEY, cur.to_json())  # type: ignore[attr-defined]
+                self.index.set_meta(NOTE_KEY, cur.to_json())  # type: ignore[attr-defined]
             self._current = cur
             return cur

@@ -139,7 +139,6 @@ class SQLiteIndex:
 
     engine: ClassVar[str] = "sqlite"
     supports_hybrid: ClassVar[bool] = True
-    supports_notes: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -264,27 +263,10 @@ class SQLiteIndex:
 
     @property
     def generation(self) -> int:
-        """Bumped by every write: what a note derived from the chunks is keyed on."""
+        """Bumped by every write: what a value derived from the chunks is keyed on
+        (`answer.calibration`)."""
         with self._lock:
             return self._generation()
-
-    def read_note(self, key: str) -> str | None:
-        """A value derived from the chunks (`answer.calibration`), kept in `meta` as
-        `note:<key>`; None when never written."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT value FROM meta WHERE key = ?", (f"note:{key}",)
-            ).fetchone()
-        return None if row is None else str(row[0])
-
-    def write_note(self, key: str, value: str) -> None:
-        """Store a derived value without bumping the generation (it changes no chunk)."""
-        with self._write(bump=False) as conn:
-            conn.execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (f"note:{key}", value),
-            )
 
     @property
     def embedder_name(self) -> str:
