@@ -45,13 +45,24 @@ OUT = ROOT / "bench" / "results" / "behaviour_features.json"
 DOMAINS = ("clapnq", "cloud")
 
 
+def corpus_dir(folder: Path) -> Path:
+    """The dataset directory whose corpus `folder` uses: itself, or the one its
+    corpus.jsonl names (MTRAG-UN's holds the relative path of MTRAG's)."""
+    corpus = folder / "corpus.jsonl"
+    head = corpus.read_text(encoding="utf-8")[:500].strip()
+    if head and not head.startswith("{"):
+        return (folder / head).resolve().parent
+    return folder
+
+
 def rows_for(  # type: ignore[no-untyped-def]
     domain: str, data: Path, cache: Path, settings: Settings, embedder, index_path: Path | None
 ) -> list[dict]:
     if index_path is not None:  # an index built elsewhere (development runs)
         index = SQLiteIndex(index_path, dimension=embedder.dimension, embedder=embedder.name)
     else:
-        dataset = load_dataset(data / domain, skip_invalid=True)
+        # mtrag-un/<domain>/corpus.jsonl names the MTRAG corpus it reuses
+        dataset = load_dataset(corpus_dir(data / domain), skip_invalid=True)
         index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=cache)
     out: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:

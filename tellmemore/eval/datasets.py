@@ -93,10 +93,12 @@ class Dataset:
     corpus_hash: str
     conversations_hash: str
     n_passages: int
+    corpus_file: Path | None = None
+    """Where the corpus is read from when not `path/corpus.jsonl` (`linked_corpus`)."""
 
     @property
     def corpus_path(self) -> Path:
-        return self.path / CORPUS_FILE
+        return self.corpus_file or self.path / CORPUS_FILE
 
     def skipped_counts(self) -> dict[str, int]:
         """How many turns were skipped for each reason."""
@@ -119,7 +121,7 @@ def load_dataset(
             "not a directory; give a dataset directory holding "
             f"{CORPUS_FILE} and {CONVERSATIONS_FILE}",
         )
-    corpus_file = root / CORPUS_FILE
+    corpus_file = linked_corpus(root / CORPUS_FILE)
     conv_file = root / CONVERSATIONS_FILE
     for f in (corpus_file, conv_file):
         if not f.is_file():
@@ -167,7 +169,25 @@ def load_dataset(
         corpus_hash=file_hash(corpus_file),
         conversations_hash=file_hash(conv_file),
         n_passages=len(ids),
+        corpus_file=corpus_file if corpus_file != root / CORPUS_FILE else None,
     )
+
+
+def linked_corpus(path: Path) -> Path:
+    """`path`, or the corpus it names: a corpus.jsonl whose only line is a relative path
+    to another corpus.jsonl (how MTRAG-UN reuses MTRAG's corpora, so one cached index
+    serves both) is followed."""
+    if not path.is_file() or path.stat().st_size > 4096:
+        return path
+    text = path.read_text(encoding="utf-8").strip()
+    if not text or text.startswith("{") or "\n" in text or not text.endswith(".jsonl"):
+        return path
+    target = (path.parent / text).resolve()
+    if not target.is_file():
+        raise DatasetError(
+            str(path), 1, f"names the corpus {text!r}, which does not exist ({target})"
+        )
+    return target
 
 
 def iter_corpus(path: Path) -> Iterator[Passage]:

@@ -135,3 +135,20 @@ def test_not_a_dataset_directory(tmp_path: Path) -> None:
     (tmp_path / "corpus.jsonl").write_text("", encoding="utf-8")
     with pytest.raises(DatasetError, match=r"conversations.jsonl: file not found"):
         load_dataset(tmp_path)
+
+
+def test_a_corpus_file_naming_another_corpus_is_followed(tmp_path: Path) -> None:
+    """MTRAG-UN's corpus.jsonl holds the relative path of MTRAG's (issue 22): one corpus,
+    one cached index."""
+    shared = tmp_path / "mtrag" / "tiny"
+    shutil.copytree(Path(__file__).parents[1] / "data" / "eval" / "tiny", shared)
+    linked = tmp_path / "mtrag-un" / "tiny"
+    linked.mkdir(parents=True)
+    (linked / "corpus.jsonl").write_text("../../mtrag/tiny/corpus.jsonl\n")
+    shutil.copy(shared / "conversations.jsonl", linked / "conversations.jsonl")
+    a, b = load_dataset(shared), load_dataset(linked)
+    assert b.corpus_path == (shared / "corpus.jsonl").resolve()
+    assert (a.corpus_hash, a.n_passages) == (b.corpus_hash, b.n_passages)
+    (linked / "corpus.jsonl").write_text("../../nowhere/corpus.jsonl\n")
+    with pytest.raises(DatasetError, match="does not exist"):
+        load_dataset(linked)
