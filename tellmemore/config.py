@@ -105,10 +105,11 @@ class RetrievalSettings(_Section):
     rrf_k: int = Field(default=60, ge=1)
     candidates: int = Field(default=50, ge=1, le=2000)
     """How many hits each signal contributes before fusion."""
-    calibrated_fusion: bool = True
+    calibrated_fusion: bool = False
     """Convex fusion scales the dense scores against this index's noise level
     (`answer.calibration`) instead of their own best, so that uniformly weak dense hits
-    cannot outrank a strong BM25 match (measured: bench/results/fusion_floor.md)."""
+    cannot outrank a strong BM25 match. Off by default: on MTRAG it gained on cloud and
+    govt but cost clapnq 0.020 follow-up nDCG@5 (bench/results/fusion_floor.md)."""
     abstention: Literal["judged", "floor"] = "judged"
     """"judged": answer, ask back or abstain by the fitted scorers of `answer.judge` (on
     this index's own score scale); "floor": the global floors below (the rule before)."""

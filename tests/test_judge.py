@@ -239,7 +239,7 @@ def test_the_retriever_fuses_against_the_index_s_noise_level(tmp_path: Path) -> 
         return search(request)
 
     index.search = spy  # type: ignore[method-assign]
-    Retriever(index, emb, RetrievalSettings()).search(["dental check-ups"])
+    Retriever(index, emb, RetrievalSettings(calibrated_fusion=True)).search(["dental check-ups"])
     floor = Calibrator(index, emb).get().weak_dense
     Retriever(index, emb, RetrievalSettings(calibrated_fusion=False)).search(["dental"])
     Retriever(index, emb, RetrievalSettings(mode="bm25")).search(["dental"])
