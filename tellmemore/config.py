@@ -110,7 +110,7 @@ class RetrievalSettings(_Section):
     (`answer.calibration`) instead of their own best, so that uniformly weak dense hits
     cannot outrank a strong BM25 match. Off by default: on MTRAG it gained on cloud and
     govt but cost clapnq 0.020 follow-up nDCG@5 (bench/results/fusion_floor.md)."""
-    abstention: Literal["judged", "floor"] = "judged"
+    abstention: Literal["judged", "floor"] = "floor"
     """"judged": answer, ask back or abstain by the fitted scorers of `answer.judge` (on
     this index's own score scale); "floor": the global floors below (the rule before)."""
     min_dense_score: float = 0.35

@@ -11,7 +11,7 @@ import pytest
 from tellmemore.answer import answerability, clarify
 from tellmemore.answer.calibration import NOTE_KEY, Calibration, Calibrator
 from tellmemore.answer.judge import Action, TurnEvidence, judge
-from tellmemore.answer.scorer import Scorer, fit, load_scorer
+from tellmemore.answer.scorer import Scorer, fit
 from tellmemore.conversation.compose import parse_clarification
 from tellmemore.index import fusion
 from tellmemore.index.sqlite import SQLiteIndex
@@ -205,13 +205,6 @@ def test_the_fitted_threshold_bounds_the_false_rate_on_the_fitting_data() -> Non
     assert false <= 0.05 * sum(not y for y in ys)
     assert model.decide({"x": 0.95}) and not model.decide({"x": 0.05})
     assert Scorer.from_json(json.loads(json.dumps(model.to_json()))).decide({"x": 0.95})
-
-
-def test_the_shipped_models_read_the_features_the_judge_computes() -> None:
-    assert load_scorer("abstain_model").features == answerability.FEATURES
-    assert load_scorer("clarify_model").features == clarify.FEATURES
-    with pytest.raises(ValueError, match="needs features"):
-        load_scorer("abstain_model").probability({"cos": 0.1})
 
 
 def test_subjects_are_sections_when_the_passages_share_one_title() -> None:
