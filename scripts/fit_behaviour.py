@@ -167,7 +167,8 @@ def render(payload: dict[str, Any], rows: list[dict[str, Any]]) -> str:
         "# Abstain and ask back on MTRAG-UN, fitted on one domain, reported on the other",
         "",
         "```",
-        "flock /work/heavy.lock .venv/bin/python bench/behaviour_features.py --cache bench/.cache",
+        ".venv/bin/python bench/behaviour_features.py --data ../shared/bench/mtrag-un "
+        "--cache bench/.cache  # run once per domain (--domains), the rows merged",
         f".venv/bin/python {payload['command']}",
         "```",
         "",

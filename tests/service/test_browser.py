@@ -242,3 +242,31 @@ def test_clarifying_question_buttons_send_the_choice(browser: Any, server: str) 
     }
     assert options.nth(0).is_disabled()
     context.close()
+
+
+def test_a_clarifying_question_drawn_from_the_documents(
+    browser: Any, minilm: Any, tmp_path: Path
+) -> None:
+    """Issue 22, end to end: over three county documents (judged mode) "How wealthy is this
+    county of California?" asks back with the counties as buttons (the shipped scorer, the
+    real MiniLM); a click answers from the chosen county's document."""
+    settings = Settings.load(tmp_path / "counties", retrieval={"abstention": "judged"})
+    assistant = Assistant(settings, embedder=minilm)
+    assistant.ingest([REPO / "tests" / "data" / "counties"])
+    with serve_in_thread(create_app(settings, assistant=assistant)) as base:
+        context = browser.new_context()
+        _stay_local(context)
+        page = context.new_page()
+        page.goto(base + "/")
+        asked = _ask(page, "How wealthy is this county of California?", 1)
+        options = asked.locator(".clarify-option")
+        names = options.all_inner_texts()
+        assert {"Alameda County", "Ventura County"} <= set(names)
+        assert asked.locator(".clarify-q").inner_text().endswith("?")
+        options.nth(names.index("Ventura County")).click()
+        answer = _answers(page, 2)
+        assert answer.locator(".source-title").first.inner_text() == "Ventura County"
+        assert options.nth(0).is_disabled()
+        page.screenshot(path=str(ARTIFACTS / "web-chat-clarify-documents.png"))
+        context.close()
+    assistant.close()

@@ -1,0 +1,73 @@
+"""Clarification drawn from the documents (issue 22): with the real MiniLM and the shipped
+scorers, "How wealthy is this county?" over three county documents asks which county;
+the reply answers the original question about the chosen one; a question that names its
+county, or one asked about a county the conversation is on, is answered directly."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tellmemore.assistant import Assistant
+from tellmemore.config import Settings
+
+pytestmark = pytest.mark.model
+
+COUNTIES = Path(__file__).parent / "data" / "counties"
+VAGUE = "How wealthy is this county of California?"
+
+
+@pytest.fixture(scope="module")
+def _counties_template(tmp_path_factory: pytest.TempPathFactory, minilm: Any) -> Path:
+    path = tmp_path_factory.mktemp("counties")
+    assistant = Assistant(_judged(path), embedder=minilm)
+    assistant.ingest([COUNTIES])
+    assistant.close()
+    return path
+
+
+@pytest.fixture
+def counties(_counties_template: Path, tmp_path: Path, minilm: Any) -> Iterator[Assistant]:
+    import shutil
+
+    target = tmp_path / "counties"
+    shutil.copytree(_counties_template, target)
+    assistant = Assistant(_judged(target), embedder=minilm)
+    yield assistant
+    assistant.close()
+
+
+def test_a_question_several_documents_fit_asks_which_and_the_reply_answers_it(
+    counties: Assistant,
+) -> None:
+    chat = counties.session()
+    asked = chat.ask(VAGUE)
+    assert asked.clarification is not None and not asked.abstained
+    assert set(asked.clarification_options) >= {"Alameda County", "Ventura County"}
+    assert asked.citations == ()
+    answer = chat.ask("Ventura County")
+    assert answer.clarification is None and not answer.abstained
+    assert answer.citations[0].title == "Ventura County"
+    assert answer.answer.startswith("Ventura County")
+
+
+def test_a_question_that_names_its_subject_is_answered(counties: Assistant) -> None:
+    answer = counties.session().ask("How wealthy is Tuolumne County?")
+    assert answer.clarification is None and not answer.abstained
+    assert "70,432" in answer.answer
+
+
+def test_the_conversation_picks_the_subject(counties: Assistant) -> None:
+    chat = counties.session()
+    chat.ask("What is the county seat of Alameda County?")
+    answer = chat.ask("How wealthy is this county?")
+    assert answer.clarification is None
+    assert "122,488" in answer.answer
+
+
+def _judged(path: Path) -> Settings:
+    """Clarification from the documents is part of the judged mode (opt-in)."""
+    return Settings(project_dir=path, retrieval={"abstention": "judged"})
