@@ -259,3 +259,10 @@ def test_a_sentence_that_says_what_is_asked_is_sharper_than_its_passage() -> Non
         "sentence_cos": 0.0,
         "sentence_gain": 0.0,
     }
+
+
+def test_the_shipped_models_read_the_features_the_judge_computes() -> None:
+    assert load_scorer("abstain_model").features == answerability.FEATURES
+    assert load_scorer("clarify_model").features == clarify.FEATURES
+    with pytest.raises(ValueError, match="needs features"):
+        load_scorer("abstain_model").probability({"cos": 0.1})
