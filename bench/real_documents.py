@@ -117,23 +117,12 @@ def run(docs: Path) -> dict:  # type: ignore[type-arg]
     t0 = time.perf_counter()
     assistant.ingest([corpus])
     ingest_s = time.perf_counter() - t0
-    rows = []
-    for label, earlier, message in CASES:
-        chat = assistant.session()
-        for turn in earlier:
-            chat.ask(turn)
-        answer = chat.ask(message)
-        action = "ask" if answer.clarification else "abstain" if answer.abstained else "answer"
-        rows.append(
-            {
-                "label": label,
-                "history": earlier,
-                "message": message,
-                "action": action,
-                "reply": answer.answer[:300],
-                "options": list(answer.clarification_options),
-            }
-        )
+    rows = ask_all(assistant, "floor (default)")
+    judged = Assistant.open(
+        settings_dir / "project", settings=Settings(retrieval={"abstention": "judged"})
+    )
+    rows += ask_all(judged, "judged")
+    judged.close()
     calibration = assistant.retriever.calibrator.get()
     chunks = assistant.index.count()
     assistant.close()
@@ -144,6 +133,28 @@ def run(docs: Path) -> dict:  # type: ignore[type-arg]
         "calibration": json.loads(calibration.to_json()),
         "rows": rows,
     }
+
+
+def ask_all(assistant: Assistant, mode: str) -> list[dict]:  # type: ignore[type-arg]
+    rows = []
+    for label, earlier, message in CASES:
+        chat = assistant.session()
+        for turn in earlier:
+            chat.ask(turn)
+        answer = chat.ask(message)
+        action = "ask" if answer.clarification else "abstain" if answer.abstained else "answer"
+        rows.append(
+            {
+                "mode": mode,
+                "label": label,
+                "history": earlier,
+                "message": message,
+                "action": action,
+                "reply": answer.answer[:300],
+                "options": list(answer.clarification_options),
+            }
+        )
+    return rows
 
 
 def render(payload: dict) -> str:  # type: ignore[type-arg]
@@ -160,20 +171,26 @@ def render(payload: dict) -> str:  # type: ignore[type-arg]
         "scorers were fitted on MTRAG-UN; nothing was tuned on them. Index calibration: "
         f"`{json.dumps(payload['calibration'])}`.",
         "",
-        "| label | turns | answered | asked back | abstained |",
-        "| --- | --- | --- | --- | --- |",
+        "| mode | label | turns | answered | asked back | abstained |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
-    for label in (ANSWERABLE, UNDERSPECIFIED, UNANSWERABLE):
-        part = [r for r in rows if r["label"] == label]
-        count = {a: sum(r["action"] == a for r in part) for a in ("answer", "ask", "abstain")}
-        lines.append(
-            f"| {label} | {len(part)} | {count['answer']} | {count['ask']} | {count['abstain']} |"
-        )
-    lines += ["", "| label | history | message | did | reply |", "| --- | --- | --- | --- | --- |"]
+    for mode in dict.fromkeys(r["mode"] for r in rows):
+        for label in (ANSWERABLE, UNDERSPECIFIED, UNANSWERABLE):
+            part = [r for r in rows if r["label"] == label and r["mode"] == mode]
+            n = {a: sum(r["action"] == a for r in part) for a in ("answer", "ask", "abstain")}
+            lines.append(
+                f"| {mode} | {label} | {len(part)} | {n['answer']} | {n['ask']} | {n['abstain']} |"
+            )
+    lines += [
+        "",
+        "| mode | label | history | message | did | reply |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     for r in rows:
         reply = r["reply"].replace("\n", " ").replace("|", "\\|")[:160]
         lines.append(
-            f"| {r['label']} | {' / '.join(r['history'])} | {r['message']} | {r['action']} | "
+            f"| {r['mode']} | {r['label']} | {' / '.join(r['history'])} | {r['message']} | "
+            f"{r['action']} | "
             f"{reply} |"
         )
     return "\n".join(lines) + "\n"
