@@ -218,9 +218,7 @@ class TurnRunner:
                 clarification=verdict.text,
                 clarification_options=verdict.options,
                 model="rules",
-                latency_ms=LatencyMs(
-                    total=_ms(t_start), resolve=resolve_ms, retrieve=retrieve_ms
-                ),
+                latency_ms=LatencyMs(total=_ms(t_start), resolve=resolve_ms, retrieve=retrieve_ms),
                 session_id=req.session_id,
             )
             yield DeltaEvent(verdict.text)

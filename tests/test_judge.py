@@ -12,7 +12,7 @@ from tellmemore.answer import answerability, clarify
 from tellmemore.answer.calibration import NOTE_KEY, Calibration, Calibrator
 from tellmemore.answer.judge import Action, TurnEvidence, judge
 from tellmemore.answer.scorer import Scorer, fit, load_scorer
-from tellmemore.conversation.compose import parse_clarification
+from tellmemore.conversation.realize.clarify import parse_clarification
 from tellmemore.index import fusion
 from tellmemore.index.sqlite import SQLiteIndex
 from tellmemore.testing.conformance import make_chunk

@@ -22,7 +22,7 @@ Features (`judge` weighs them with a fitted scorer; precision over recall):
 - `runner_up`: how close the best passage of another subject comes to the best one.
 
 The question reads "Do you mean A, B or C?", so the existing reply path
-(`conversation.compose.parse_clarification`) answers the original question with the
+(`conversation.realize.clarify.parse_clarification`) answers the original question with the
 chosen subject.
 """
 
@@ -32,7 +32,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tellmemore.conversation.compose import parse_clarification
+from tellmemore.conversation.realize.clarify import parse_clarification
 from tellmemore.conversation.referents import find_referents
 from tellmemore.conversation.text import content_words, stem
 from tellmemore.types import Hit, Resolution, TermStats, Turn
