@@ -12,6 +12,7 @@ from pathlib import Path
 
 import anyio
 import httpx
+import openai
 import pytest
 from mcp import ClientSession
 
@@ -35,8 +36,14 @@ def run_python(code: str, base: str) -> str:
     """Run a Python snippet with the docs' server address swapped for the test server's."""
     assert DOC_BASE in code
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code.replace(DOC_BASE, base), "<snippet>", "exec"), {})
+    namespace: dict[str, object] = {}
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(code.replace(DOC_BASE, base), "<snippet>", "exec"), namespace)
+    finally:  # the snippet's clients are closed here, not left to the GC
+        for value in namespace.values():
+            if isinstance(value, openai.OpenAI):
+                value.close()
     return out.getvalue()
 
 

@@ -3,7 +3,7 @@ a real uvicorn server on loopback, on the sample corpus with the real MiniLM."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -20,12 +20,25 @@ pytestmark = pytest.mark.model
 TURNS = (
     "what escalation options do we have on cloud connect",
     "does the enterprise one cover weekends?",
-    "how fast does it respond?",
+    "and how fast is the first response on that one?",
 )
 
 
+_opened: list[openai.OpenAI] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_clients() -> Iterator[None]:
+    """Every SDK client a test opens is closed after it (no socket left to the GC)."""
+    yield
+    while _opened:
+        _opened.pop().close()
+
+
 def sdk(base: str, key: str = "unused") -> openai.OpenAI:
-    return openai.OpenAI(base_url=f"{base}/v1", api_key=key, max_retries=0, timeout=60)
+    client = openai.OpenAI(base_url=f"{base}/v1", api_key=key, max_retries=0, timeout=60)
+    _opened.append(client)
+    return client
 
 
 def converse(client: openai.OpenAI, *, stream_last: bool = False) -> list[dict]:  # type: ignore[type-arg]
@@ -52,7 +65,7 @@ def converse(client: openai.OpenAI, *, stream_last: bool = False) -> list[dict]:
 
 def assert_third_turn_is_resolved(turn: dict) -> None:  # type: ignore[type-arg]
     answer = turn["extra"]["tellmemore"]
-    assert answer["bindings"].get("it") == "Enterprise", answer["bindings"]
+    assert "Enterprise" in answer["bindings"].get("that one", ""), answer["bindings"]
     assert "enterprise" in answer["standalone_query"].lower()
     top = answer["citations"][0]
     assert top["doc"] == "cloud-connect/escalation.md" and top["section"] == ["Enterprise tier"]
