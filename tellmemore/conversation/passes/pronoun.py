@@ -40,7 +40,13 @@ def find_chained(st: RunState) -> tuple[Phrase, str] | None:
         return picked
     sources = [r for r in prev_refs if chain_source(r)]
     refs = {r.text.lower() for r in sources}
-    if ellipsis is not None and (ellipsis.kind != EllipsisKind.SUBJECT or refs):
+    if ellipsis is None:
+        # no ellipsis named the subject: whatever referent the previous question had
+        # bound ("does the enterprise one cover weekends?" bound to Enterprise
+        # escalation) is what a pronoun now keeps, not a phrase of the answer
+        sources = list(prev_refs)
+        refs = {r.text.lower() for r in sources}
+    elif ellipsis.kind != EllipsisKind.SUBJECT or refs:
         ellipsis = None
     if not refs and ellipsis is None:
         return None
