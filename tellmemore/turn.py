@@ -165,20 +165,18 @@ class TurnRunner:
         yield ResolutionEvent(Decision.RETRIEVE, gate_reason, resolution)
 
         if resolution.ambiguous and resolution.clarification:
-            answer = Answer(
-                trace_id=trace_id,
-                answer=resolution.clarification,
-                message=message,
-                standalone_query=resolution.query,
-                bindings=dict(resolution.bindings),
-                clarification=resolution.clarification,
-                clarification_options=tuple(resolution.candidates),
-                model="rules",
-                latency_ms=LatencyMs(total=_ms(t_start), resolve=resolve_ms),
-                session_id=req.session_id,
+            latency = LatencyMs(total=_ms(t_start), resolve=resolve_ms)
+            yield from self._ask_back(
+                req,
+                trace_id,
+                message,
+                resolution,
+                gate_reason,
+                [],
+                text=resolution.clarification,
+                options=tuple(resolution.candidates),
+                latency=latency,
             )
-            yield DeltaEvent(resolution.clarification)
-            yield self._finish(req, answer, Decision.RETRIEVE, gate_reason, resolution, [])
             return
 
         t_retrieve = time.perf_counter()
@@ -209,20 +207,18 @@ class TurnRunner:
         asked = phrasings.evidence()
         verdict = self._judge(message, history, resolution, result, asked, req)
         if verdict.action is Action.CLARIFY:
-            answer = Answer(
-                trace_id=trace_id,
-                answer=verdict.text,
-                message=message,
-                standalone_query=resolution.query,
-                bindings=dict(resolution.bindings),
-                clarification=verdict.text,
-                clarification_options=verdict.options,
-                model="rules",
-                latency_ms=LatencyMs(total=_ms(t_start), resolve=resolve_ms, retrieve=retrieve_ms),
-                session_id=req.session_id,
+            latency = LatencyMs(total=_ms(t_start), resolve=resolve_ms, retrieve=retrieve_ms)
+            yield from self._ask_back(
+                req,
+                trace_id,
+                message,
+                resolution,
+                gate_reason,
+                hits,
+                text=verdict.text,
+                options=verdict.options,
+                latency=latency,
             )
-            yield DeltaEvent(verdict.text)
-            yield self._finish(req, answer, Decision.RETRIEVE, gate_reason, resolution, hits)
             return
         abstained = verdict.action is Action.ABSTAIN
         if not abstained:
@@ -436,6 +432,36 @@ class TurnRunner:
                 logger.warning("LLM rewrite failed, shortening by rule instead: %s", exc)
                 req.degraded.append(f"rewrite:{exc.kind}")
         return (shorten(last) if last else "There is no previous answer to change yet."), "rules"
+
+    def _ask_back(
+        self,
+        req: TurnRequest,
+        trace_id: str,
+        message: str,
+        resolution: Resolution,
+        gate_reason: str,
+        hits: Sequence[Hit],
+        *,
+        text: str,
+        options: tuple[str, ...],
+        latency: LatencyMs,
+    ) -> Iterator[Event]:
+        """A clarifying question as the whole answer: from the resolver (an ambiguous
+        referent) or from the documents (several subjects fit), sent and traced alike."""
+        answer = Answer(
+            trace_id=trace_id,
+            answer=text,
+            message=message,
+            standalone_query=resolution.query,
+            bindings=dict(resolution.bindings),
+            clarification=text,
+            clarification_options=options,
+            model="rules",
+            latency_ms=latency,
+            session_id=req.session_id,
+        )
+        yield DeltaEvent(text)
+        yield self._finish(req, answer, Decision.RETRIEVE, gate_reason, resolution, hits)
 
     def _finish(
         self,
