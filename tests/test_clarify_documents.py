@@ -50,8 +50,12 @@ def test_a_question_several_documents_fit_asks_which_and_the_reply_answers_it(
     assert asked.citations == ()
     answer = chat.ask("Ventura County")
     assert answer.clarification is None and not answer.abstained
+    # the pick is bound into the searched question, and shown as the binding
+    assert answer.standalone_query == "How wealthy is Ventura County of California?"
+    assert answer.bindings == {"this county": "Ventura County"}
     assert answer.citations[0].title == "Ventura County"
     assert answer.answer.startswith("Ventura County")
+    assert "102,141" in answer.answer and "122,488" not in answer.answer
 
 
 def test_a_question_that_names_its_subject_is_answered(counties: Assistant) -> None:

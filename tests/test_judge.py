@@ -266,3 +266,49 @@ def test_the_shipped_models_read_the_features_the_judge_computes() -> None:
     assert load_scorer("clarify_model").features == clarify.FEATURES
     with pytest.raises(ValueError, match="needs features"):
         load_scorer("abstain_model").probability({"cos": 0.1})
+
+
+def _chunk_hit(i: int, doc_id: str, title: str, section: tuple[str, ...] = ()) -> Hit:
+    chunk = Chunk(id=f"c{i}", doc_id=doc_id, text="text", title=title, section=section)
+    return Hit(chunk, 1.0, i + 1)
+
+
+def test_sections_of_two_handbooks_of_one_title_are_told_apart() -> None:
+    """Two documents titled "Handbook" (2023, 2024), each with a health policy: two
+    subjects, not one "Health"."""
+    hits = [
+        _chunk_hit(0, "hr/handbook-2023.md", "Handbook", ("Health",)),
+        _chunk_hit(1, "hr/handbook-2024.md", "Handbook", ("Health",)),
+        _chunk_hit(2, "hr/handbook-2024.md", "Handbook", ("Dental",)),
+    ]
+    assert [s.name for s in clarify.subjects(hits)] == [
+        "Health (handbook-2023)",
+        "Health (handbook-2024)",
+        "Dental",
+    ]
+
+
+def test_distinct_documents_of_one_title_are_told_apart_by_their_path() -> None:
+    hits = [
+        _chunk_hit(0, "alameda/parks.md", "Parks"),
+        _chunk_hit(1, "ventura/parks.md", "Parks"),
+        _chunk_hit(2, "alameda/parks.md", "Parks"),
+    ]
+    names = [s.name for s in clarify.subjects(hits)]
+    assert names == ["Parks (alameda)", "Parks (ventura)"]
+    options = clarify.options("Which parks does this county run?", [], hits)
+    assert parse_clarification(clarify.question(options)) == names
+
+
+def test_subjects_of_several_titles_are_the_titles() -> None:
+    hits = [
+        _chunk_hit(0, "a.md", "Alameda County", ("Economy",)),
+        _chunk_hit(1, "a.md", "Alameda County", ("Parks",)),
+        _chunk_hit(2, "v.md", "Ventura County", ("Economy",)),
+    ]
+    assert [s.name for s in clarify.subjects(hits)] == ["Alameda County", "Ventura County"]
+
+
+def test_passages_of_one_article_with_opaque_ids_are_one_subject() -> None:
+    hits = [_chunk_hit(i, f"8220862{i}_0-734", "Bonnie Parker") for i in range(3)]
+    assert [s.name for s in clarify.subjects(hits)] == ["Bonnie Parker"]

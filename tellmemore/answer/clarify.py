@@ -29,6 +29,7 @@ chosen subject.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -65,19 +66,46 @@ def _stems(text: str) -> frozenset[str]:
 
 
 def _names(hits: Sequence[Hit]) -> list[str]:
-    """Each hit's subject: its title, or its first section when the hits share a title."""
-    titles = {h.chunk.title.strip().lower() for h in hits}
-    by_section = len(titles) == 1 and any(h.chunk.section for h in hits)
-    out = []
-    for h in hits:
-        c = h.chunk
-        out.append(((c.section[0] if by_section and c.section else c.title) or c.doc_id).strip())
-    return out
+    """Each hit's subject, a name the user can tell from the others': its title, or its
+    first section when all hits share one title (one handbook, several policies);
+    qualified by the document's path when distinct documents read the same
+    ("Parks (alameda)", "Parks (ventura)")."""
+    titles = [(h.chunk.title or h.chunk.doc_id).strip() for h in hits]
+    by_section = len({t.lower() for t in titles}) == 1
+    keys: list[tuple[str, str]] = []
+    for h, t in zip(hits, titles, strict=True):
+        section = h.chunk.section[0].strip() if by_section and h.chunk.section else ""
+        keys.append((section or t, _path(h.chunk.doc_id)))
+    return [_qualified(k, keys) for k in keys]
+
+
+def _path(doc_id: str) -> str:
+    """A document id that reads as a file path ("alameda/parks.md"), without its
+    extension; "" for an opaque id (one passage of many of an article)."""
+    if "/" not in doc_id and not _EXTENSION.search(doc_id):
+        return ""
+    return _EXTENSION.sub("", doc_id.strip("/"))
+
+
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
+
+
+def _qualified(key: tuple[str, str], keys: Sequence[tuple[str, str]]) -> str:
+    """The name, qualified by the first part of its document's path that differs when
+    another document's subject reads the same."""
+    name, path = key
+    others = [k[1] for k in keys if k[0].lower() == name.lower() and k[1] and k[1] != path]
+    if not path or not others:
+        return name  # nothing the user could tell them apart by: one subject
+    parts = path.split("/")
+    for i, part in enumerate(parts):
+        if any(o.split("/")[i : i + 1] != [part] for o in others):
+            return f"{name} ({part})"
+    return f"{name} ({path})"
 
 
 def subjects(hits: Sequence[Hit], top: int = TOP) -> list[Subject]:
-    """Distinct subjects of the top hits, best first: titles, or first sections when the
-    hits share a title (one handbook, several policies)."""
+    """Distinct subjects of the top hits, best first (`_names`)."""
     hits = list(hits[:top])
     out: dict[str, Subject] = {}
     for h, name in zip(hits, _names(hits), strict=True):

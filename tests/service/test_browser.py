@@ -266,6 +266,10 @@ def test_a_clarifying_question_drawn_from_the_documents(
         options.nth(names.index("Ventura County")).click()
         answer = _answers(page, 2)
         assert answer.locator(".source-title").first.inner_text() == "Ventura County"
+        # the pick reads as the binding: searched for the chosen county, about it
+        searched = answer.locator(".searching-for").inner_text()
+        assert searched == "How wealthy is Ventura County of California?"
+        assert answer.locator(".answering-about").inner_text() == "Ventura County"
         assert options.nth(0).is_disabled()
         page.screenshot(path=str(ARTIFACTS / "web-chat-clarify-documents.png"))
         context.close()

@@ -150,16 +150,22 @@ def clarification_reply(st: RunState, message: str, depth: int) -> Resolution | 
     if orig is None:
         return None
     question = h[orig].content.strip()
+    chosen_phrase = Phrase(chosen, tuple(stem(w) for w in content_words(chosen)))
+    qualified = Resolution(
+        query=append_phrases(question, [(chosen_phrase, chosen)]),
+        bindings={message.strip(" .?!"): chosen},
+    )
     if not find_referents(question) and find_ellipsis(question) is None:
         # "How do I apply?" has nothing to bind the choice to: it qualifies the question
-        chosen_phrase = Phrase(chosen, tuple(stem(w) for w in content_words(chosen)))
-        return Resolution(
-            query=append_phrases(question, [(chosen_phrase, chosen)]),
-            bindings={message.strip(" .?!"): chosen},
-        )
+        return qualified
     sub = st.sub_run(orig)
     res = sub.resolve(question, depth=depth + 1, prefer=chosen)
-    return None if res.ambiguous else res
+    if res.ambiguous:
+        return None
+    said = {stem(w) for w in content_words(res.query)}
+    # the choice reaches the search even when no referent could take it ("is this one
+    # free?" answered "the Pro plan" binds "this one"; "is that allowed?" does not)
+    return res if set(chosen_phrase.stems) <= said else qualified
 
 
 _BOTH = lexicon.pattern("both")

@@ -160,6 +160,12 @@ def pass_of(ref: Referent, chose: bool) -> str:
     return "pronoun"
 
 
+def _names_head(option: str, modifier: str | None) -> bool:
+    """The chosen option carries the demonstrative's noun ("Ventura County" for "this
+    county")."""
+    return bool(modifier) and stem(modifier) in {stem(w) for w in content_words(option)}
+
+
 def bind_one(
     st: RunState,
     ref: Referent,
@@ -168,7 +174,10 @@ def bind_one(
     list_turn: int,
     prefer: str | None,
 ) -> tuple[Phrase, str] | Ambiguous | None:
-    if prefer is not None and ref.kind not in (ReferentKind.DEMONSTRATIVE,):
+    if prefer is not None and (
+        ref.kind is not ReferentKind.DEMONSTRATIVE or _names_head(prefer, ref.modifier)
+    ):
+        # "this county" takes the chosen "Ventura County"; a bare "this" stays as typed
         match = matching(prefer, items) or Phrase(prefer, tuple(map(stem, prefer.split())))
         return match, "assistant"
     if ref.kind == ReferentKind.ORDINAL:

@@ -48,7 +48,10 @@ def resolve(st: RunState, message: str, *, depth: int, prefer: str | None = None
     """`message` made standalone over `st`'s history; `prefer`: the option a clarification
     reply chose (a sub-run re-resolving the question it answered)."""
     st.depth = depth
-    if not any(t.content.strip() for t in st.history) or not tokenize(message):
+    if not tokenize(message):
+        return Resolution(query=message)
+    if prefer is None and not any(t.content.strip() for t in st.history):
+        # a first question binds nothing, unless a clarification reply chose for it
         return Resolution(query=message)
     if prefer is None and "alternatives" not in st.context.disabled_passes:
         chained = clarification_reply(st, message, depth)
