@@ -116,12 +116,28 @@ def rows_for(  # type: ignore[no-untyped-def]
                         "features": dict(verdict.features),
                         "options": options,
                         "query": resolution.query,
+                        "retrieved": retrieved(resolution, result, phrasings.evidence()),
                     }
                 )
         finally:
             state.close()
             index.close()
     return out
+
+
+def _scores(hits: list) -> list[list]:  # type: ignore[type-arg]
+    return [[h.chunk.id, h.score, h.bm25, h.dense] for h in hits]
+
+
+def retrieved(resolution, result, asked) -> dict:  # type: ignore[no-untyped-def]
+    """What the judge read, by chunk id and scores (`bench/behaviour_replay.py` rebuilds
+    the hits from the index and reads the features again without searching)."""
+    return {
+        "bindings": dict(resolution.bindings),
+        "asked": list(asked),
+        "hits": _scores(result.hits),
+        "per_query": {q: _scores(hs) for q, hs in result.per_query.items()},
+    }
 
 
 def main() -> None:
