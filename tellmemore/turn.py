@@ -15,7 +15,15 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from tellmemore.answer import abstain, answerability, citations, extractive, generate
+from tellmemore.answer import (
+    abstain,
+    answerability,
+    citations,
+    edits,
+    extractive,
+    generate,
+    quote,
+)
 from tellmemore.answer.judge import Action, TurnEvidence, Verdict, judge
 from tellmemore.answer.stream import (
     CitationsEvent,
@@ -204,6 +212,7 @@ class TurnRunner:
         t_answer = time.perf_counter()
         text, model = "", "extractive"
         cited: tuple[Citation, ...] = ()
+        items: tuple[str, ...] = ()
         asked = phrasings.evidence()
         verdict = self._judge(message, history, resolution, result, asked, req)
         if verdict.action is Action.CLARIFY:
@@ -238,13 +247,20 @@ class TurnRunner:
             if not text and not abstained and streamed:
                 # The stream broke after text was shown: keep it, say so, and complete it
                 # with the extract, numbered like the sources the shown text already cites.
-                extract, _ = self._extract(resolution.query, hits, by_rank=True)
+                extract = self._extract(resolution.query, hits, by_rank=True, fast=True).text
                 text = "".join(streamed) + CUT_NOTICE + extract
                 cited = tuple(citations.citation(h) for h in hits[: _max_marker(text, len(hits))])
                 yield CitationsEvent(cited)
                 yield DeltaEvent(CUT_NOTICE + extract)
             elif not text and not abstained:
-                text, cited = self._extract(resolution.query, hits)
+                shown = edits.shown_sentences(history) if edits.asks_for_more(message) else ()
+                # past the turn's deadline (an LLM that timed out), no sentence embedding:
+                # the hand-set ranking answers at once
+                late = req.deadline is not None and time.monotonic() >= req.deadline
+                quoted = self._extract(resolution.query, hits, shown=shown, fast=late)
+                text, cited, items = quoted.text, quoted.citations, quoted.items
+                if not text and shown:
+                    text = edits.NOTHING_MORE
                 yield CitationsEvent(cited)
                 yield DeltaEvent(text)
         if abstained:
@@ -259,6 +275,7 @@ class TurnRunner:
             standalone_query=resolution.query,
             bindings=dict(resolution.bindings),
             answering_about=about,
+            items=items,
             model=model,
             latency_ms=LatencyMs(
                 total=_ms(t_start),
@@ -343,30 +360,25 @@ class TurnRunner:
         return resolution, gated.reason
 
     def _extract(
-        self, query: str, hits: list[Hit], *, by_rank: bool = False
-    ) -> tuple[str, tuple[Citation, ...]]:
-        """Quoted sentences numbered by first citation, or (`by_rank`) by hit rank."""
-        extracts = extractive.best_sentences(query, hits)
-        order: list[int] = []
-        for ex in extracts:
-            if ex.hit_index not in order:
-                order.append(ex.hit_index)
-        cited = tuple(citations.citation(hits[i]) for i in order)
-        text = ""
-        step = 0
-        for i, ex in enumerate(extracts):
-            number = ex.hit_index + 1 if by_rank else order.index(ex.hit_index) + 1
-            part = f"{ex.sentence} [{number}]"
-            before = extracts[i - 1] if i else None
-            same_list = before is not None and before.step and before.hit_index == ex.hit_index
-            step = (step + 1 if same_list else 1) if ex.step else 0
-            if ex.item:  # a list item or table row: a line of its own, as the document has it
-                text += ("\n" if text else "") + (f"{step}. " if step else "- ") + part
-            elif before is not None and before.item:
-                text += f"\n{part}"
-            else:
-                text += (" " if text else "") + part
-        return text, cited
+        self,
+        query: str,
+        hits: list[Hit],
+        *,
+        by_rank: bool = False,
+        shown: Sequence[str] = (),
+        fast: bool = False,
+    ) -> quote.Quoted:
+        """Quoted sentences numbered by first citation, or (`by_rank`) by hit rank; none of
+        the sentences in `shown` (what "tell me more" has seen already). `fast` ranks
+        without embedding the sentences."""
+        embedder = None if fast else getattr(self.retriever, "embedder", None)
+        extracts = extractive.best_sentences(
+            query,
+            hits,
+            embed=embedder.embed_documents if embedder is not None else None,
+            exclude=shown,
+        )
+        return quote.quote(extracts, hits, by_rank=by_rank)
 
     def _generate(
         self,
@@ -431,7 +443,24 @@ class TurnRunner:
             except LLMError as exc:
                 logger.warning("LLM rewrite failed, shortening by rule instead: %s", exc)
                 req.degraded.append(f"rewrite:{exc.kind}")
-        return (shorten(last) if last else "There is no previous answer to change yet."), "rules"
+        if not last:
+            return "There is no previous answer to change yet.", "rules"
+        return self._shorter(last, history), "rules"
+
+    def _shorter(self, last: str, history: list[Turn]) -> str:
+        """The last answer's best one or two sentences for the question it answered."""
+        question = next(
+            (
+                t.content
+                for i, t in reversed(list(enumerate(history)))
+                if t.role == "user"
+                and decide(t.content, history[:i]).decision is not Decision.ABOUT_LAST_ANSWER
+            ),
+            "",
+        )  # the question of "make that shorter" twice is the one before both
+        embedder = getattr(self.retriever, "embedder", None)
+        embed = embedder.embed_documents if embedder is not None else None
+        return edits.shorter(last, question, embed)
 
     def _ask_back(
         self,
@@ -549,19 +578,6 @@ def keep_valid_markers(text: str, n_citations: int) -> str:
 def _max_marker(text: str, n_sources: int) -> int:
     """The highest valid source number cited in `text` (0: none)."""
     return max(generate.cited_numbers(text, n_sources), default=0)
-
-
-def shorten(text: str) -> str:
-    """The first sentence (with its citation) of a previous answer; of its first line when
-    the answer is a list ("- Monthly pass: 25 dollars ... [1]", then other rows)."""
-    first = next((line.strip() for line in text.splitlines() if line.strip()), text)
-    first = extractive.LIST_MARKER.sub("", first)  # the bullet is no part of the sentence
-    parts = extractive.sentences(first)
-    sentence = parts[0] if parts else first
-    source = _MARKER.search(first)
-    if source is not None and not _MARKER.search(sentence):  # the line's marker closes it
-        sentence = f"{sentence} [{source.group(1)}]"
-    return sentence
 
 
 def _ms(t0: float) -> float:

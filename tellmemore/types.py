@@ -277,6 +277,9 @@ class Answer:
     """What fell back this turn, as "stage:kind": "generate:rate_limit" (the LLM failed and
     the answer is quoted from the sources), "generate:uncited" (the model cited no
     source), "resolve:timeout", "summary:...". Empty when everything worked."""
+    items: tuple[str, ...] = ()
+    """The list items or table rows a quoted answer holds, in order (two or more), so "the
+    fourth one" reads the fourth item instead of parsing it back out of `answer`."""
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)

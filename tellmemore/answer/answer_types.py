@@ -1,66 +1,72 @@
 """What kind of answer a question asks for, and whether a sentence holds one.
 
 "within how long do I have to report damage?" asks for a duration; "how much is the
-day pass?" for a price; "when do shops open on Sundays?" for a time or a date. An
-extractive answer ranks sentences by the words they share with the question, and the
-sentence that holds the answer ("Damage reported within 30 minutes of the end of the
-ride is never charged.") often shares fewer of them than one that repeats the question
-("Report damage in the app before your next ride."). A sentence holding an answer of the
-asked kind gets a bonus (`extractive.ANSWER_TYPE_WEIGHT`).
+day pass?" for an amount; "when do shops open on Sundays?" for a time; "who approves
+leave?" for a person; "is there a cap?" for a yes or no. An extractive answer ranks
+sentences by what they share with the question, and the sentence that holds the answer
+("Damage reported within 30 minutes of the end of the ride is never charged.") often
+shares fewer words than one that repeats the question. Whether a sentence holds an answer
+of the asked kind is one feature of the sentence scorer (`answer.scoring`).
+
+The cues are data (`answer_types.json`), not code: a new cue is one pattern there, and
+the scorer's weight for the feature is fitted, leave-one-domain-out.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
+import json
 import re
+from importlib import resources
 
 
 class AnswerType(enum.StrEnum):
     DURATION = "duration"
     PRICE = "price"
+    """An amount: a price, a limit, a percentage."""
     TIME = "time"
     COUNT = "count"
+    PERSON = "person"
+    TOOL = "tool"
+    LIST = "list"
+    YES_NO = "yes_no"
 
 
-_ASKS = (
-    (AnswerType.DURATION, re.compile(r"\bhow (?:long|soon|quickly|fast)\b|\bwithin how\b")),
-    (AnswerType.PRICE, re.compile(r"\bhow much (?:is|are|does|do|will|would|did|for)\b|"
-                                  r"\bwhat(?:'s| is| are) the (?:price|cost|fee)s?\b")),
-    (AnswerType.TIME, re.compile(r"\bwhen\b|\bwhat time\b|\bwhich days?\b|\bwhat hours\b")),
-    (AnswerType.COUNT, re.compile(r"\bhow many\b")),
-)  # fmt: skip
-"""The question's wording, first match wins ("how long ... how much" is a duration)."""
+def _compile(patterns: list[str], flags: int = 0) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns), flags)
 
-_UNIT = r"(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
-_HOLDS = {
-    AnswerType.DURATION: re.compile(
-        rf"\b(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|ten|twelve|fifteen|thirty)"
-        rf"[\s-]*(?:business |working |calendar )?{_UNIT}\b",
-        re.IGNORECASE,
-    ),
-    AnswerType.PRICE: re.compile(
-        r"[$€£]\s?\d|\b\d[\d,.]*\s*(?:dollars?|euros?|pounds?|usd|eur|gbp)\b|\bfree\b",
-        re.IGNORECASE,
-    ),
-    AnswerType.TIME: re.compile(
-        r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-        r"s?\b|\b(?:january|february|march|april|may|june|july|august|september|october|"
-        r"november|december)\b|\b(?:19|20)\d{2}\b|\bweekends?\b|\bholidays?\b",
-        re.IGNORECASE,
-    ),
-    AnswerType.COUNT: re.compile(
-        r"\b\d[\d,]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|unlimited)\b",
-        re.IGNORECASE,
-    ),
-}
+
+@functools.cache
+def _lexicon() -> tuple[
+    tuple[tuple[AnswerType, re.Pattern[str]], ...], dict[AnswerType, re.Pattern[str]]
+]:
+    text = resources.files("tellmemore.answer").joinpath("answer_types.json").read_text("utf-8")
+    data = json.loads(text)
+    asks = tuple((AnswerType(kind), _compile(ps)) for kind, ps in data["asks"])
+    holds = {
+        AnswerType(kind): _compile(ps, 0 if kind in ("person", "tool") else re.IGNORECASE)
+        for kind, ps in data["holds"].items()
+    }
+    return asks, holds
+
+
+@functools.cache
+def amount_columns() -> frozenset[str]:
+    """Stems of column headings that hold amounts ("Price per month", "Fee"): what "how
+    much ...?" names in a table."""
+    from tellmemore.answer.scoring import content_stems
+
+    text = resources.files("tellmemore.answer").joinpath("answer_types.json").read_text("utf-8")
+    return frozenset(content_stems(" ".join(json.loads(text)["amount_columns"])))
 
 
 def asked_type(question: str) -> AnswerType | None:
-    """The kind of answer `question` asks for, or None (a yes/no or "what is" question)."""
-    low = question.lower()
-    return next((kind for kind, pattern in _ASKS if pattern.search(low)), None)
+    """The kind of answer `question` asks for, or None ("what is X?", "how do I ...?")."""
+    low = " ".join(question.lower().split())
+    return next((kind for kind, pattern in _lexicon()[0] if pattern.search(low)), None)
 
 
 def holds(sentence: str, kind: AnswerType) -> bool:
     """`sentence` states an answer of `kind` ("within 30 minutes", "$49", "10:00")."""
-    return _HOLDS[kind].search(sentence) is not None
+    return _lexicon()[1][kind].search(sentence) is not None

@@ -9,100 +9,30 @@ rows count as sentences so "the second step" can be quoted whole.
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
-from tellmemore.answer import steps, superlatives
-from tellmemore.answer.answer_types import asked_type, holds
+from tellmemore.answer import edits, scoring, steps, superlatives
+from tellmemore.answer import legacy as legacy_ranking
+from tellmemore.answer.answer_types import AnswerType, amount_columns, asked_type
+from tellmemore.answer.legacy import Scored
+from tellmemore.answer.units import (  # noqa: F401 - LABELLED, LIST_MARKER, sentences re-exported
+    LABELLED,
+    LIST_MARKER,
+    Unit,
+    label,
+    sentences,
+    units,
+)
+from tellmemore.answer.words import fold, terms
 from tellmemore.injection import quotable
 from tellmemore.types import Hit
-
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-']*")
-LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,3}[.)])\s+")
-"""A list item's bullet or number at the start of a line."""
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"(])")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "could",
-        "do",
-        "does",
-        "did",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "to",
-        "us",
-        "was",
-        "we",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "about",
-        "any",
-        "there",
-    ]
-)
 
 MAX_SENTENCES = 3
 """At most this many sentences: enough to answer, short enough to read."""
 MAX_CHUNKS = 3
 """Only the best few chunks are quoted; lower ones are usually near-misses."""
-HEADER_WEIGHT = 0.5
-"""Weight of query terms a sentence inherits from its chunk header."""
-RELATIVE_FLOOR = 0.5
-"""A sentence scoring below half the best one is not worth quoting."""
-ANSWER_TYPE_WEIGHT = 2.0
-"""Bonus of a sentence that shares a query word and states an answer of the kind asked
-("how long" and "within 30 minutes"): about one rare shared word."""
-
-
 @dataclass(frozen=True)
 class Extract:
     sentence: str
@@ -114,27 +44,6 @@ class Extract:
     """A step of a procedure quoted whole from step 1: shown numbered."""
 
 
-def terms(text: str) -> list[str]:
-    """Lowercased content words with a light plural/suffix folding."""
-    out = []
-    for w in _WORD.findall(text.lower()):
-        if w in _STOP or (len(w) < 2 and not w.isdigit()):  # "sev 2" vs "sev 1"
-            continue
-        out.append(_fold(w))
-    return out
-
-
-def _fold(word: str) -> str:
-    for suffix in ("ies", "es", "s"):
-        if word.endswith(suffix) and len(word) > len(suffix) + 3:
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
-
-
-LABELLED = re.compile(r"^([A-Z][^:;.?!]{0,38}):\s+\S")
-"""A sentence opening with a short label ("Norrland NR-500: firmware 7.2 or later.", "Day
-pass: 12 dollars, unlimited rides"): two or more in a row are a list written as lines
-(a PDF's list loses its bullets). The conversation layer reads quoted answers with it."""
 _POINTS_AHEAD = re.compile(r"\b(?:below|the following|as follows)\b", re.IGNORECASE)
 
 MAX_ITEMS = 8
@@ -143,132 +52,6 @@ _COUNT = re.compile(
     r"\b(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)\s+([A-Za-z][\w-]*)",
     re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True)
-class Unit:
-    """A sentence, or a list item or table row (`item`), of a chunk."""
-
-    text: str
-    item: bool = False
-    row: bool = False
-    """A table row (also an item)."""
-    step: bool = False
-    """An item of a numbered list (also an item): a procedure's step."""
-    key: str = ""
-    """What a table row or a labelled item is about: the row's first cell ("Business"),
-    the item's label ("Monthly pass")."""
-
-
-def sentences(text: str, header: str | None = None) -> list[str]:
-    """Sentences, list items and table rows of a chunk, without its header line."""
-    return [u.text for u in units(text, header)]
-
-
-def units(text: str, header: str | None = None) -> list[Unit]:
-    """Sentences, list items and table rows of a chunk, without its header line.
-
-    Hard-wrapped paragraph lines are joined first, so a sentence is never cut
-    at a line break.
-    """
-    lines = text.splitlines()
-    if lines and (lines[0].strip() == header or " > " in lines[0] or lines[0].startswith("#")):
-        lines = lines[1:]
-    blocks: list[tuple[str, bool, bool, bool, str]] = []  # (text, item, row, numbered, key)
-    paragraph: list[str] = []
-    table_header: list[str] | None = None
-    in_item = False
-    numbered = False
-
-    def flush() -> None:
-        nonlocal in_item, numbered
-        if paragraph:
-            blocks.append((" ".join(paragraph), in_item, False, in_item and numbered, ""))
-            paragraph.clear()
-        in_item = numbered = False
-
-    for at, raw in enumerate(lines):
-        line = raw.strip()
-        if header and line == header.strip():
-            flush()  # the title again, as a PDF page repeats it above its text
-            continue
-        if not paragraph and _is_bare_heading(line, lines[at + 1] if at + 1 < len(lines) else ""):
-            continue  # "Firmware notes" above its paragraph: a PDF's heading, no sentence
-        if not line.startswith("|"):
-            table_header = None
-        if not line or set(line) <= set("|-: "):
-            flush()
-            continue
-        if line.startswith("#"):
-            flush()
-            continue
-        if line.startswith("|"):
-            flush()
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            if table_header is None:
-                table_header = cells  # a header row is not a fact on its own
-            else:
-                pairs = zip(table_header, cells, strict=False)
-                row = "; ".join(f"{h}: {c}" if h else c for h, c in pairs if c) + "."
-                blocks.append((row, True, True, False, cells[0] if cells else ""))
-            continue
-        if LIST_MARKER.match(line):
-            flush()
-            in_item = True
-            numbered = line[:1].isdigit()
-            paragraph.append(LIST_MARKER.sub("", line))
-            continue
-        paragraph.append(line)
-    flush()
-    out: list[Unit] = []
-    for block, item, row, step, key in blocks:
-        if item:  # an item is quoted whole, even when it holds two sentences
-            text = block.strip()
-            out.append(Unit(text, True, row=row, step=step, key=key or _label(text)))
-            continue
-        out.extend(Unit(p.strip()) for p in _SENTENCE_END.split(block) if p.strip())
-    return _labelled_runs(out)
-
-
-_HEADING_WORDS = 4
-
-
-def _is_bare_heading(line: str, following: str) -> bool:
-    """A short line without punctuation that opens a paragraph whose next line starts a
-    sentence ("Firmware notes" / "Firmware 7.3 of the ..."): a heading of extracted text
-    (a PDF's), which joined to its paragraph opened the quote "Firmware notes Firmware 7.3"."""
-    nxt = following.strip()
-    return (
-        0 < len(line.split()) <= _HEADING_WORDS
-        and line[-1:].isalnum()
-        and nxt[:1].isupper()
-        and not LIST_MARKER.match(line)
-        and not line.startswith("|")
-    )
-
-
-def _label(item: str) -> str:
-    """A list item's label ("Monthly pass" of "Monthly pass: 25 dollars per month"): what
-    the item is about, as a table row's first cell is."""
-    m = LABELLED.match(item)
-    return m.group(1) if m else ""
-
-
-def _labelled_runs(us: list[Unit]) -> list[Unit]:
-    """Two or more consecutive labelled sentences become list items."""
-    out: list[Unit] = []
-    i = 0
-    while i < len(us):
-        j = i
-        while j < len(us) and not us[j].item and LABELLED.match(us[j].text):
-            j += 1
-        if j - i >= 2:
-            out.extend(Unit(u.text, True, key=_label(u.text)) for u in us[i:j])
-            i = j
-        else:
-            out.append(us[i])
-            i += 1
-    return out
 
 
 _DAYS_OF = {
@@ -298,72 +81,139 @@ def _the_step(query: str, chunk_units: Sequence[Sequence[Unit]]) -> list[Extract
     return [Extract(f"Step {k}: {text}", hi, 1.0)]
 
 
-def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
-    """The sentences to quote, in reading order (by chunk rank, then position)."""
+def best_sentences(
+    query: str,
+    hits: Sequence[Hit],
+    *,
+    embed: scoring.Embed | None = None,
+    scorer: scoring.Scorer | None = None,
+    legacy: bool = False,
+    exclude: Sequence[str] = (),
+) -> list[Extract]:
+    """The sentences to quote, in reading order (by chunk rank, then position).
+
+    Candidates are ranked by the fitted sentence scorer (`answer.scoring`; `scorer`
+    defaults to the shipped weights) with `embed` giving the query-sentence similarity.
+    Without `embed`, or with `legacy`, they are ranked by the hand-set word-overlap score
+    (`answer.legacy`, the first extractive answer, the benchmark's baseline); `legacy`
+    also keeps the table rows the question does not name. `exclude` (`edits.shown_sentences`: the
+    conversation's answers so far) leaves out every sentence already shown, so "tell me
+    more" says something new; then the chunks below the best few are read too."""
     q_terms = query_terms(query)
-    kind = asked_type(query)
-    candidates: list[tuple[int, int, str, list[str], set[str]]] = []
+    if exclude:
+        return _unshown(query, hits, exclude, embed=embed, scorer=scorer)
     # never quote what speaks to the assistant, nor a document's own [n] or <source> tags
     chunk_units = [quotable(units(h.chunk.text, h.chunk.header)) for h in hits[:MAX_CHUNKS]]
     step = _the_step(query, chunk_units)
     if step:
         return step
-    for hi, us in enumerate(chunk_units):
-        for si, unit in enumerate(us):
-            row_key = set(terms(unit.key)) if unit.row else set()  # a label: no bonus (F1)
-            candidates.append((hi, si, unit.text, terms(unit.text), row_key))
-    if not candidates:
+    if not any(chunk_units):
         return []
-    df: Counter[str] = Counter()
-    for *_, toks, _key in candidates:
-        df.update(set(toks))
-    n = len(candidates)
-    scored: list[tuple[float, int, int, str]] = []
-    header_terms = [set(terms(h.chunk.header)) for h in hits[:MAX_CHUNKS]]
-    typed = set(terms(query))
-    for hi, si, sentence, toks, key in candidates:
-        overlap = typed.intersection(toks)
-        # sorted: a float sum in set order would depend on the process's string hash seed,
-        # and a near-tie at RELATIVE_FLOOR could then quote other sentences on another run
-        lexical = sum(math.log(1 + n / df[t]) for t in sorted(overlap))
-        days = sorted((q_terms - typed).intersection(toks))
-        if days:  # "weekends" held by "Saturday and Sunday": one word's worth, not two
-            lexical += max(math.log(1 + n / df[t]) for t in days)
-        # A row is about its first cell: "Business" in the query picks the Business row,
-        # not the Starter row that mentions "business days" (the whole cell: "Sev 2", not
-        # the "Sev" of every row).
-        if key and key <= q_terms:
-            lexical += sum(math.log(1 + n / df[t]) for t in sorted(key & overlap))
-        # A sentence is also about its chunk's subject ("... > Enterprise tier"), at a discount.
-        inherited = (q_terms & header_terms[hi]) - overlap
-        lexical += HEADER_WEIGHT * sum(math.log(1 + n / max(df[t], 1)) for t in sorted(inherited))
-        prior = 1.0 / (1 + hi)
-        if kind is not None and (overlap or inherited) and holds(sentence, kind):
-            lexical += ANSWER_TYPE_WEIGHT  # "within how long?": the sentence with a duration
-        length_penalty = 1.0 if len(toks) >= 3 else 0.5
-        scored.append(((lexical + prior) * length_penalty, hi, si, sentence))
-    scored = _holding_the_identifier(scored, hits, query)
-    scored.sort(key=lambda s: (-s[0], s[1], s[2]))
-    top = scored[0][0]
-    # One sentence per chunk first (the best of each good chunk), so an answer over
-    # two tiers quotes both; then fill with the next best sentences.
-    chosen: list[tuple[float, int, int, str]] = []
-    seen_chunks: set[int] = set()
-    for cand in scored:
-        if cand[1] not in seen_chunks and cand[0] >= RELATIVE_FLOOR * top:
+    if legacy or embed is None:
+        scored = legacy_ranking.scores(query, hits, chunk_units, q_terms)
+        scored = _holding_the_identifier(scored, hits, query)
+        chosen = legacy_ranking.choice(scored, MAX_SENTENCES)
+    else:
+        fitted = scorer or scoring.shipped()
+        scored = _fitted_scores(query, hits, chunk_units, embed, fitted)
+        scored = _holding_the_identifier(scored, hits, query)
+        chosen = _fitted_choice(scored, fitted.threshold)
+    top = max(s[0] for s in scored)
+    row_named = None if legacy else _table_naming(query, hits)
+    return _assemble(query, chosen, chunk_units, hits, q_terms, top, row_named)
+
+
+def _unshown(
+    query: str,
+    hits: Sequence[Hit],
+    shown: Sequence[str],
+    *,
+    embed: scoring.Embed | None,
+    scorer: scoring.Scorer | None,
+) -> list[Extract]:
+    """The best sentences not yet shown, from the best chunks that still hold one."""
+    fresh: list[Hit] = []
+    origin: list[int] = []
+    for i, h in enumerate(hits):
+        us = units(h.chunk.text, h.chunk.header)
+        left = [u for u in us if not edits.was_shown(u.text, shown)]
+        if left:
+            body = "\n\n".join(f"- {u.text}" if u.item else u.text for u in left)
+            text = f"{h.chunk.header}\n\n{body}"  # units() drops the header line again
+            fresh.append(replace(h, chunk=replace(h.chunk, text=text)))
+            origin.append(i)
+    if not fresh:
+        return []
+    extracts = best_sentences(query, fresh, embed=embed, scorer=scorer)
+    return [replace(e, hit_index=origin[e.hit_index]) for e in extracts]
+
+
+def _fitted_scores(
+    query: str,
+    hits: Sequence[Hit],
+    chunk_units: Sequence[Sequence[Unit]],
+    embed: scoring.Embed | None,
+    scorer: scoring.Scorer,
+) -> list[Scored]:
+    """Every candidate with the fitted scorer's probability that it belongs in the answer."""
+    candidates = candidates_of(chunk_units)
+    headers = [h.chunk.header or h.chunk.title or "" for h in hits[:MAX_CHUNKS]]
+    x = scoring.features(query, candidates, headers, asked_type(query), embed)
+    p = scorer.probabilities(x)
+    return [
+        (float(pi), c.hit_index, c.position, c.text)
+        for pi, c in zip(p, candidates, strict=True)
+    ]
+
+
+def candidates_of(chunk_units: Sequence[Sequence[Unit]]) -> list[scoring.Candidate]:
+    """The quotable units of the quoted chunks, as the scorer's candidates."""
+    return [
+        scoring.Candidate(u.text, hi, si, item=u.item)
+        for hi, us in enumerate(chunk_units)
+        for si, u in enumerate(us)
+    ]
+
+
+def _fitted_choice(scored: list[Scored], threshold: float) -> list[Scored]:
+    """The best candidate, then the best of each other chunk, then the next best, as long
+    as their probability reaches `threshold`: an answer over two tiers quotes both
+    ("what escalation options do we have?" quoted the intro and Standard, not Enterprise,
+    and "the enterprise one" then had nothing to point back to)."""
+    ranked = sorted(scored, key=lambda s: (-s[0], s[1], s[2]))
+    chosen = [ranked[0]]
+    for cand in ranked[1:]:
+        if cand[0] >= threshold and all(cand[1] != c[1] for c in chosen):
             chosen.append(cand)
-            seen_chunks.add(cand[1])
-    for cand in scored:
+    for cand in ranked[1:]:
         if len(chosen) >= MAX_SENTENCES:
             break
-        if cand not in chosen and cand[0] >= RELATIVE_FLOOR * top:
+        if cand[0] >= threshold and cand not in chosen:
             chosen.append(cand)
+    return chosen[:MAX_SENTENCES]
+
+
+def _assemble(
+    query: str,
+    chosen: list[Scored],
+    chunk_units: Sequence[Sequence[Unit]],
+    hits: Sequence[Hit],
+    q_terms: set[str],
+    top: float,
+    row_named: Callable[[int, Unit], bool] | None = None,
+) -> list[Extract]:
+    """The chosen units in reading order, with what completes them: a procedure's steps,
+    a listed class's whole list, the sentence a pronoun points back to, announced items."""
+    header_terms = [set(terms(h.chunk.header)) for h in hits[:MAX_CHUNKS]]
     chosen = _named_rows_only(chosen, chunk_units, q_terms)[:MAX_SENTENCES]
     chosen.sort(key=lambda s: (s[1], s[2]))
     out: list[Extract] = []
     quoted: set[tuple[int, int]] = set()
 
     def quote(hi: int, sj: int, score: float, *, step: bool = False) -> None:
+        unit = chunk_units[hi][sj]
+        if row_named is not None and unit.row and not row_named(hi, unit):
+            return  # a row of a table the question does not name is padding
         if (hi, sj) not in quoted:
             quoted.add((hi, sj))
             unit = chunk_units[hi][sj]
@@ -393,6 +243,49 @@ def best_sentences(query: str, hits: Sequence[Hit]) -> list[Extract]:
             for sj in named[1]:
                 quote(named[0], sj, top)
     return _superlative_first(query, chunk_units, out)
+
+
+def _table_naming(query: str, hits: Sequence[Hit]) -> Callable[[int, Unit], bool]:
+    """Whether the question names a table row: its label ("Pro"), a column ("price",
+    "support tier") or the table's section ("Shop hours"); an amount question ("how much
+    ...?") names a column of amounts. A job-title table quoted for "how much parental
+    leave do we get?" is padding, and its rows became the next turn's topic."""
+    asked = scoring.content_stems(query)
+    kind = asked_type(query)
+    amounts = amount_columns() if kind is AnswerType.PRICE else frozenset()
+    listing = listed_class(query)
+
+    def named(hi: int, unit: Unit) -> bool:
+        section = hits[hi].chunk.section[-1] if hits[hi].chunk.section else ""
+        columns = [part.split(": ", 1)[0] for part in unit.text.split("; ") if ": " in part]
+        # the label column's heading ("Plan") is the class of every row: "an annual plan"
+        # names no row of the plans table; "plan code" names its "code" column
+        # (and a section named "Plans" is the same class)
+        label_words = scoring.content_stems(columns[0]) if columns else set()
+        named_columns = scoring.content_stems(" ".join(columns[1:])) - label_words
+        words = scoring.content_stems(unit.key) | named_columns
+        words |= scoring.content_stems(section) - label_words
+        if asked & words:
+            return True
+        classes = f"{columns[0]} {section} {hits[hi].chunk.title}" if columns else ""
+        if listing is not None and listing in terms(classes):
+            return True  # "what plans are there?": every row is a plan
+        if columns and _asks_for_all(query, columns[0]):
+            return True  # "what plans are there for cloud connect?", "the plans"
+        return bool(amounts & named_columns)
+
+    return named
+
+
+def _asks_for_all(query: str, label_column: str) -> bool:
+    """The question asks for the rows' class in the plural ("what plans ...", "which
+    levels ...", "the plans"): the whole table, not one row; "an annual plan" does not."""
+    nouns = [w for w in re.findall(r"[a-z]+", label_column.lower()) if len(w) > 2]
+    if not nouns:
+        return False
+    plural = "|".join(f"{re.escape(n)}(?:s|es)" for n in nouns)
+    pattern = rf"\b(?:what|which|list|all|the|your|our)\s+(?:[a-z-]+\s+){{0,2}}(?:{plural})\b"
+    return re.search(pattern, query.lower()) is not None
 
 
 _PRONOUN_OPENING = re.compile(
@@ -480,7 +373,7 @@ def listed_class(query: str) -> str | None:
         rest = text[m.end() :].strip().lower()
         if rest and rest.split()[0] in ("of", "for", "in", "on", "per"):
             return None  # "what are the limits of Pro?": a fact about Pro
-        return _fold(m.group("noun").lower())
+        return fold(m.group("noun").lower())
     return None
 
 
@@ -488,7 +381,7 @@ def _lists(noun: str, item: Unit, header: set[str]) -> bool:
     """Whether `item`'s list is of `noun`s: its label ("Plan: Free; ...", "Level 1: ...")
     or its section ("... > Escalation levels") names them. Release notes that mention plans
     are no list of plans."""
-    return noun in header or noun in terms(_label(item.text))
+    return noun in header or noun in terms(label(item.text))
 
 
 def _named_list(
@@ -555,7 +448,7 @@ def _announces(sentence: str, q_terms: set[str]) -> bool:
     answer."""
     if sentence.rstrip().endswith(":") or _POINTS_AHEAD.search(sentence):
         return True
-    return any(_fold(m.group(1).lower()) in q_terms for m in _COUNT.finditer(sentence))
+    return any(fold(m.group(1).lower()) in q_terms for m in _COUNT.finditer(sentence))
 
 
 def _items_after(us: Sequence[Unit], si: int) -> list[int]:

@@ -122,6 +122,10 @@ class AnswerModel(BaseModel):
     clarification: str | None
     clarification_options: list[str] = Field(default_factory=list)
     degraded: list[str] = Field(default_factory=list)
+    items: list[str] = Field(
+        default_factory=list,
+        description="The list items or table rows the answer quotes, in order.",
+    )
     model: str
     latency_ms: LatencyModel
     session_id: str | None

@@ -1,0 +1,221 @@
+"""Sentence selection as a scored component: features of each candidate sentence, and a
+linear scorer whose weights are fitted on reference answers.
+
+Each sentence (or list item, or table row) of the retrieved passages gets a feature
+vector against the standalone query:
+
+- `cosine`, `cosine_gap`: the embedder's (MiniLM's) similarity of sentence and query,
+  and its distance below the best sentence of the turn ("quit" reaches "resign");
+  `centrality`: its similarity to the mean of all candidates (what the passages are
+  mostly about);
+- `stems`, `header`: the share of the query's content-word stems the sentence holds
+  ("cap" meets "capped"), and the share only its chunk's heading holds;
+- `idf`: rarity-weighted word overlap within the retrieved set, relative to the turn's
+  best (the hand-set score of the first extractive answer);
+- `answer_type`: the question asks for a kind of answer (`answer_types`) and the
+  sentence states one; `typed_question`: it asks for one at all;
+- `first`, `position`, `rank`, `words`, `short`, `item`: where the sentence stands in its
+  passage and the passage in the ranking, its length, whether it is a list item.
+
+`Scorer` is a logistic model over them. Its weights are a plain JSON artifact
+(`sentence_weights.json`), fitted by `bench/extractive_answers.py --fit` on the MTRAG
+reference answers (a sentence is positive when the extractive oracle quotes it) and
+reported leave-one-domain-out there. The scorer ranks; `threshold` decides how many of the
+best sentences after the first one are worth quoting.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+import Stemmer
+
+from tellmemore.answer.answer_types import AnswerType, holds
+from tellmemore.answer.words import STOP, WORD
+
+FEATURES = (
+    "cosine",
+    "cosine_gap",
+    "centrality",
+    "stems",
+    "header",
+    "idf",
+    "answer_type",
+    "typed_question",
+    "first",
+    "position",
+    "rank",
+    "words",
+    "short",
+    "item",
+)
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+"""Texts -> unit-length vectors, one row each (an embedder's `embed_documents`)."""
+
+_STEMMER = Stemmer.Stemmer("porter")
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return word if len(word) <= 2 or not word.isalpha() else _STEMMER.stemWord(word)
+
+
+def content_stems(text: str) -> set[str]:
+    """Porter stems of `text`'s content words ("capped" -> "cap")."""
+    return {_stem(w) for w in WORD.findall(text.lower()) if w not in STOP and len(w) > 1}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One quotable unit: chunk `hit_index`, unit `position` in it."""
+
+    text: str
+    hit_index: int
+    position: int
+    item: bool = False
+
+
+def features(
+    query: str,
+    candidates: Sequence[Candidate],
+    headers: Sequence[str],
+    kind: AnswerType | None,
+    embed: Embed | None,
+) -> np.ndarray:
+    """The feature matrix (len(candidates) x len(FEATURES)) of `candidates` for `query`.
+
+    `headers[i]` is chunk i's heading line; `embed` None (no embedder) leaves the two
+    cosine features at 0, which the fitted weights read as "no evidence"."""
+    n = len(candidates)
+    out = np.zeros((n, len(FEATURES)), dtype=np.float64)
+    if n == 0:
+        return out
+    col = {name: i for i, name in enumerate(FEATURES)}
+    q_stems = content_stems(query)
+    stems = [content_stems(c.text) for c in candidates]
+    head_stems = [content_stems(h) for h in headers]
+    df: Counter[str] = Counter()
+    for s in stems:
+        df.update(s)
+    idf = np.array(
+        [sum(math.log(1 + n / df[t]) for t in sorted(q_stems & s)) for s in stems], dtype=float
+    )
+    if idf.max() > 0:
+        idf = idf / idf.max()
+    if embed is not None:
+        vectors = embed([query, *(c.text for c in candidates)])
+        cos = vectors[1:] @ vectors[0]
+        out[:, col["cosine"]] = cos
+        out[:, col["cosine_gap"]] = cos - cos.max()
+        centre = vectors[1:].mean(axis=0)
+        norm = float(np.linalg.norm(centre))
+        if norm > 0:
+            out[:, col["centrality"]] = vectors[1:] @ (centre / norm)
+    out[:, col["idf"]] = idf
+    for i, (c, s) in enumerate(zip(candidates, stems, strict=True)):
+        shared = q_stems & s
+        inherited = (q_stems & head_stems[c.hit_index]) - shared if c.hit_index < len(
+            head_stems
+        ) else set()
+        out[i, col["stems"]] = len(shared) / len(q_stems) if q_stems else 0.0
+        out[i, col["header"]] = len(inherited) / len(q_stems) if q_stems else 0.0
+        typed = kind is not None and bool(shared) and holds(c.text, kind)
+        out[i, col["answer_type"]] = float(typed)
+        out[i, col["typed_question"]] = float(kind is not None)
+        out[i, col["first"]] = float(c.position == 0)
+        out[i, col["position"]] = 1.0 / (1 + c.position)
+        out[i, col["rank"]] = 1.0 / (1 + c.hit_index)
+        length = len(WORD.findall(c.text))
+        out[i, col["words"]] = math.log1p(length) / 4.0
+        out[i, col["short"]] = float(length < 4)
+        out[i, col["item"]] = float(c.item)
+    return out
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """A fitted linear scorer: probability = sigmoid(features @ weights + bias)."""
+
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float
+    """A sentence after the best one is quoted when its probability reaches this."""
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    """Feature standardisation of the fit: (x - mean) / scale."""
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        z = (x - np.asarray(self.mean)) / np.asarray(self.scale)
+        return 1.0 / (1.0 + np.exp(-(z @ np.asarray(self.weights) + self.bias)))
+
+    def to_json(self, **about: object) -> str:
+        return json.dumps(
+            {
+                "version": 1,
+                "features": list(FEATURES),
+                "weights": [round(w, 6) for w in self.weights],
+                "bias": round(self.bias, 6),
+                "threshold": self.threshold,
+                "mean": [round(m, 6) for m in self.mean],
+                "scale": [round(s, 6) for s in self.scale],
+                **about,
+            },
+            indent=1,
+        ) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Scorer:
+        data = json.loads(text)
+        if list(data["features"]) != list(FEATURES):
+            raise ValueError(
+                f"sentence weights are for features {data['features']}, this code computes "
+                f"{list(FEATURES)}: refit with bench/extractive_answers.py --fit"
+            )
+        return cls(
+            weights=tuple(data["weights"]),
+            bias=float(data["bias"]),
+            threshold=float(data["threshold"]),
+            mean=tuple(data["mean"]),
+            scale=tuple(data["scale"]),
+        )
+
+
+@functools.cache
+def shipped() -> Scorer:
+    """The scorer fitted on all three MTRAG domains (`sentence_weights.json`)."""
+    text = resources.files("tellmemore.answer").joinpath("sentence_weights.json")
+    return Scorer.from_json(text.read_text("utf-8"))
+
+
+def fit(x: np.ndarray, y: np.ndarray, *, l2: float = 1.0, steps: int = 300) -> Scorer:
+    """A logistic fit (Newton's method, L2 penalty) of labels `y` (0/1) on features `x`."""
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale == 0] = 1.0
+    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    w = np.zeros(z.shape[1])
+    penalty = np.full(z.shape[1], l2)
+    penalty[-1] = 0.0  # the bias is not shrunk
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(z @ w)))
+        grad = z.T @ (p - y) + penalty * w
+        hess = (z * (p * (1 - p))[:, None]).T @ z + np.diag(penalty)
+        delta = np.linalg.solve(hess, grad)
+        w -= delta
+        if np.abs(delta).max() < 1e-8:
+            break
+    return Scorer(
+        weights=tuple(float(v) for v in w[:-1]),
+        bias=float(w[-1]),
+        threshold=0.5,
+        mean=tuple(float(v) for v in mean),
+        scale=tuple(float(v) for v in scale),
+    )
