@@ -33,6 +33,12 @@ class AnswerType(enum.StrEnum):
     YES_NO = "yes_no"
 
 
+VALUE_KINDS = frozenset(
+    (AnswerType.DURATION, AnswerType.PRICE, AnswerType.TIME, AnswerType.COUNT)
+)
+"""The kinds that are a value a passage states or not (`answer.answerability` reads them)."""
+
+
 def _compile(patterns: list[str], flags: int = 0) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in patterns), flags)
 

@@ -116,6 +116,8 @@ def features(
     flat = 1.0 - (best - sum(top5) / len(top5)) * 10 if top5 else 1.0
     missing = gap(questions, hits, stats_for(questions, term_stats))
     kind = next((k for q in questions if (k := answer_types.asked_type(q)) is not None), None)
+    if kind not in answer_types.VALUE_KINDS:
+        kind = None  # the judge was fitted on value questions (a number, price, duration, time)
     type_missing = 0.0
     if kind is not None:
         stated = any(answer_types.holds(h.chunk.text, kind) for h in hits[:TYPE_HITS])

@@ -1,7 +1,7 @@
 """Chosen sentences -> the text of an extractive answer, its citations and its list.
 
 Each sentence carries its source's number ("[1]"). When the sentences come from more than
-one document or section, they are grouped under the source's name ("Parental leave: ...
+one document, they are grouped under the document's title ("Parental leave: ...
 [1]\\nMedical insurance: ... [2]"): three figures from three policies told apart only by
 citation numbers read as one contradictory rule. A quoted list or table comes back as
 data too (`Quoted.items`), so "the fourth one" reads the items, not the text.
@@ -31,27 +31,14 @@ def source_key(hit: Hit) -> tuple[str, tuple[str, ...]]:
 
 
 def source_labels(hits: Sequence[Hit], used: Sequence[int]) -> dict[int, str]:
-    """A name per quoted hit when the quotes come from more than one source, else {}.
-
-    The name is the document's title; when one title holds two quoted sections, the
-    section's heading ("Leave policy > Parental leave"), or the heading alone when every
-    quote is from the same document."""
-    keys = {i: source_key(hits[i]) for i in used}
-    if len(set(keys.values())) < 2:
+    """The document's title per quoted hit when the quotes come from two or more
+    documents, else {}. Sections of one document are not named: the conversation layer
+    reads the quoted sentences themselves ("Standard tier", "Enterprise tier") as the
+    alternatives of "the enterprise one"."""
+    titles = {i: source_key(hits[i])[0] for i in used}
+    if len(set(titles.values())) < 2:
         return {}
-    titles = {title for title, _ in keys.values()}
-    labels: dict[int, str] = {}
-    for i, (title, section) in keys.items():
-        same_title = {s for t, s in keys.values() if t == title}
-        if len(same_title) < 2 or not section:
-            labels[i] = title
-        elif len(titles) == 1:
-            labels[i] = section[-1]
-        else:
-            labels[i] = f"{title} > {section[-1]}"
-    if len(set(labels.values())) < 2:
-        return {}
-    return labels
+    return titles
 
 
 def quote(extracts: Sequence[Extract], hits: Sequence[Hit], *, by_rank: bool = False) -> Quoted:

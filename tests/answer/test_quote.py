@@ -42,17 +42,13 @@ def test_quotes_from_different_policies_are_grouped_under_their_titles() -> None
     ]
 
 
-def test_sections_of_one_document_are_named_by_their_heading() -> None:
+def test_sections_of_one_document_are_not_named() -> None:
     hits = [
         _hit("a", "Leave is 16 weeks.", "Handbook", ("Benefits", "Parental leave")),
         _hit("b", "The plan pays 100%.", "Handbook", ("Benefits", "Medical insurance"), 2),
     ]
     extracts = [Extract("Leave is 16 weeks.", 0, 1), Extract("The plan pays 100%.", 1, 1)]
-    quoted = quote(extracts, hits)
-    assert quoted.text.splitlines() == [
-        "Parental leave: Leave is 16 weeks. [1]",
-        "Medical insurance: The plan pays 100%. [2]",
-    ]
+    assert quote(extracts, hits).text == "Leave is 16 weeks. [1] The plan pays 100%. [2]"
 
 
 def test_one_source_needs_no_name_and_a_list_comes_back_as_items() -> None:

@@ -31,6 +31,7 @@ ANSWER_KEYS = {
     "clarification",
     "clarification_options",
     "degraded",
+    "items",
     "model",
     "latency_ms",
     "session_id",
