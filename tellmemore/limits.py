@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from tellmemore.types import Turn
 
@@ -59,7 +60,9 @@ def cap_history(
         if room <= 0:
             break
         content = turn.content if len(turn.content) <= room else turn.content[:room]
-        kept.append(turn if content is turn.content else Turn(role=turn.role, content=content))
+        if content is not turn.content:  # a cut answer keeps its list items: they are data
+            turn = replace(turn, content=content, resolution=None)
+        kept.append(turn)
         total += len(content)
     kept.reverse()
     return kept

@@ -165,6 +165,10 @@ class Turn:
     """For a user turn of a stored session: how it was resolved when it was asked (state.db).
     A later turn reads it instead of resolving the history again; None for stateless
     callers, whose history the resolver re-resolves (bounded) when it must."""
+    items: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+    """For an answer of a stored session: the list items it quoted (`Answer.items`, state.db),
+    () when it quoted none; "the fourth one" reads them. None when unknown (a stateless
+    caller's history, a turn stored before items were): the answer's text is read."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"role": self.role, "content": self.content}

@@ -1,10 +1,11 @@
 """Chosen sentences -> the text of an extractive answer, its citations and its list.
 
 Each sentence carries its source's number ("[1]"). When the sentences come from more than
-one document, they are grouped under the document's title ("Parental leave: ...
-[1]\\nMedical insurance: ... [2]"): three figures from three policies told apart only by
-citation numbers read as one contradictory rule. A quoted list or table comes back as
-data too (`Quoted.items`), so "the fourth one" reads the items, not the text.
+one document, they are grouped under the document's title, on a line of its own
+("Parental leave:\\n... [1]\\nMedical insurance:\\n... [2]"): three figures from three
+policies told apart only by citation numbers read as one contradictory rule. A quoted
+list or table comes back as data too (`Quoted.items`), so "the fourth one" reads the
+items, not the text.
 """
 
 from __future__ import annotations
@@ -41,41 +42,47 @@ def source_labels(hits: Sequence[Hit], used: Sequence[int]) -> dict[int, str]:
     return titles
 
 
+def grouped(extracts: Sequence[Extract], labels: dict[int, str]) -> list[Extract]:
+    """`extracts` with each source's sentences together, sources in the order they first
+    come: "A: a1 a2  B: b1", never "A: a1  B: b1  A: a2" (one title said twice)."""
+    if not labels:
+        return list(extracts)
+    first: dict[str, int] = {}
+    for k, ex in enumerate(extracts):
+        first.setdefault(labels[ex.hit_index], k)
+    return sorted(extracts, key=lambda ex: first[labels[ex.hit_index]])  # stable
+
+
 def quote(extracts: Sequence[Extract], hits: Sequence[Hit], *, by_rank: bool = False) -> Quoted:
     """The answer text for `extracts`, numbered by first citation (or, `by_rank`, by the
-    hit's rank), grouped under source names when they come from more than one source."""
-    order: list[int] = []
-    for ex in extracts:
-        if ex.hit_index not in order:
-            order.append(ex.hit_index)
+    hit's rank). From two or more documents, each document's sentences follow a line of
+    its own holding its title and a colon: a header the conversation layer can tell from
+    a quoted sentence (`conversation.text.answer_body`), so a title is never read as one
+    of the alternatives "the second one" counts."""
+    distinct = list(dict.fromkeys(ex.hit_index for ex in extracts))
+    labels = source_labels(hits, distinct)
+    extracts = grouped(extracts, labels)
+    order = list(dict.fromkeys(ex.hit_index for ex in extracts))
     cited = tuple(citations.citation(hits[i]) for i in order)
-    labels = source_labels(hits, order)
-    text = ""
+    lines: list[str] = []
     step = 0
-    label_of_last = ""
-    for i, ex in enumerate(extracts):
+    group = None
+    before: Extract | None = None
+    for ex in extracts:
         number = ex.hit_index + 1 if by_rank else order.index(ex.hit_index) + 1
         part = f"{ex.sentence} [{number}]"
-        before = extracts[i - 1] if i else None
-        label = labels.get(ex.hit_index, "")
-        if label and label != label_of_last:
-            text += ("\n" if text else "") + f"{label}:"
-            label_of_last = label
-            before = None  # a new group starts its own line
-            joiner = "\n" if ex.item else " "
-        else:
-            joiner = ""
+        label = labels.get(ex.hit_index)
+        if label is not None and label != group:
+            lines.append(f"{label}:")
+            group, before = label, None  # a new group starts its own line
         same_list = before is not None and before.step and before.hit_index == ex.hit_index
         step = (step + 1 if same_list else 1) if ex.step else 0
         if ex.item:  # a list item or table row: a line of its own, as the document has it
-            text += (joiner if joiner else ("\n" if text else "")) + (
-                f"{step}. " if step else "- "
-            ) + part
-        elif joiner:
-            text += joiner + part
-        elif before is not None and before.item:
-            text += f"\n{part}"
+            lines.append(f"{step}. {part}" if step else f"- {part}")
+        elif before is None or before.item:
+            lines.append(part)
         else:
-            text += (" " if text else "") + part
+            lines[-1] += f" {part}"
+        before = ex
     items = tuple(ex.sentence for ex in extracts if ex.item)
-    return Quoted(text, cited, items if len(items) >= 2 else ())
+    return Quoted("\n".join(lines), cited, items if len(items) >= 2 else ())

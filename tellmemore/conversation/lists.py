@@ -8,7 +8,7 @@ ordinals only, the coordinated clauses of a short answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from tellmemore.analysis import lexicon
 from tellmemore.answer.extractive import LABELLED
@@ -44,6 +44,21 @@ def list_items(answer: str, *, loose: bool = False) -> list[Phrase]:
     if items or not loose:
         return items
     return _clauses(answer)
+
+
+def quoted_items(items: Sequence[str], answer: str) -> list[Phrase]:
+    """The alternatives of a list an answer quoted, read from its items (`Answer.items`,
+    stored with the turn) instead of out of its text: each item named as `list_items`
+    names a bullet line (a table row by its first value, a labelled item by its label, a
+    step of a procedure the answer numbered by its action)."""
+    rows = _table_rows(list(items))
+    if rows:
+        return rows
+    numbered = any(
+        _NUMBERED.match(m.group(0)) for line in answer.splitlines() if (m := _BULLET.match(line))
+    )
+    labels = (_step(it) if numbered else _label(it) for it in items)
+    return [p for p in labels if p is not None]
 
 
 _NUMBERED = lexicon.pattern("numbered")

@@ -47,6 +47,20 @@ def strip_citations(text: str) -> str:
     return _CITATION.sub(lambda m: " " if _joins_words(text, m) else "", text)
 
 
+_GROUP_HEADER = lexicon.pattern("group_header")
+
+
+def answer_body(text: str) -> str:
+    """A quoted answer without the titles it groups its sentences under (a line holding
+    only "Cloud Connect escalation:", one per document when they come from two or more):
+    a title says where the sentences below it come from; it is no alternative "the second
+    one" counts, nor a subject "that one" points at. A single such line is left alone: a
+    generated answer's "The plans are:" introduces its list."""
+    if len(_GROUP_HEADER.findall(text)) < 2:
+        return text
+    return "\n".join(line for line in text.splitlines() if not _GROUP_HEADER.fullmatch(line))
+
+
 _MARKUP_HINTS = ("http", "www.", "<", "](", "*", "`", "#", "__")
 _LINK = lexicon.pattern("markdown_link")
 _URL = lexicon.pattern("url")
@@ -194,6 +208,7 @@ __all__ = [
     "RELATIONAL_NOUNS",
     "TIME_WORDS",
     "Token",
+    "answer_body",
     "content_words",
     "is_content",
     "is_protected",

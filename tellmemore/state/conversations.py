@@ -55,13 +55,20 @@ class ConversationStore:
 
     def history(self, session_id: str) -> list[Turn]:
         """The session's turns in order; a user turn carries the Resolution it got when it
-        was asked, so the next turn reads it instead of resolving the history again."""
+        was asked, so the next turn reads it instead of resolving the history again; an
+        answer carries the list items it quoted."""
         rows = self.db.query(
-            "SELECT role, content, resolution FROM turns WHERE session_id = ? ORDER BY position",
+            "SELECT role, content, resolution, items FROM turns WHERE session_id = ?"
+            " ORDER BY position",
             (session_id,),
         )
         return [
-            Turn(role=r["role"], content=r["content"], resolution=_resolution(r["resolution"]))
+            Turn(
+                role=r["role"],
+                content=r["content"],
+                resolution=_resolution(r["resolution"]),
+                items=_items(r["items"]),
+            )
             for r in rows
         ]
 
@@ -151,9 +158,10 @@ class ConversationStore:
                 if trace.resolution is not None
                 else None
             )
+            items = json.dumps(list(trace.answer.items), ensure_ascii=False)
             conn.executemany(
                 "INSERT INTO turns (session_id, position, role, content, trace_id, created_at,"
-                " resolution) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                " resolution, items) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         trace.session_id,
@@ -163,6 +171,7 @@ class ConversationStore:
                         trace.trace_id,
                         now,
                         resolution,
+                        None,
                     ),
                     (
                         trace.session_id,
@@ -172,6 +181,7 @@ class ConversationStore:
                         trace.trace_id,
                         now,
                         None,
+                        items,
                     ),
                 ],
             )
@@ -235,3 +245,17 @@ def _resolution(stored: str | None) -> Resolution | None:
         return Resolution.from_dict(json.loads(stored))
     except (ValueError, TypeError, AttributeError):
         return None
+
+
+def _items(stored: str | None) -> tuple[str, ...] | None:
+    """An answer's stored list items; None (read the text) for a row stored before them
+    or one that does not parse."""
+    if stored is None:
+        return None
+    try:
+        data = json.loads(stored)
+    except ValueError:
+        return None
+    if not isinstance(data, list) or not all(isinstance(x, str) for x in data):
+        return None
+    return tuple(data)

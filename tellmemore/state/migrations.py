@@ -141,4 +141,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         UPDATE traces SET tenant = COALESCE(json_extract(payload, '$.tenant'), '')
         """,
     ),
+    (
+        # An answer's quoted list as data (Answer.items), so "the fourth one" of a stored
+        # session reads the items instead of parsing them back out of the answer text.
+        # Older rows keep NULL: their text is read, as before.
+        "0008_turn_items",
+        """
+        ALTER TABLE turns ADD COLUMN items TEXT;   -- JSON list: Answer.items of an answer
+        """,
+    ),
 ]

@@ -31,14 +31,37 @@ def test_quotes_from_different_policies_are_grouped_under_their_titles() -> None
     ]
     quoted = quote(extracts, hits)
     assert quoted.text == (
-        "Parental leave: Parental leave pays 100%. [1]\n"
-        "Disability insurance: Disability pays 75%. [2]\n"
-        "Bereavement: Bereavement leave pays 100%. [3]"
+        "Parental leave:\nParental leave pays 100%. [1]\n"
+        "Disability insurance:\nDisability pays 75%. [2]\n"
+        "Bereavement:\nBereavement leave pays 100%. [3]"
     )
     assert [c.title for c in quoted.citations] == [
         "Parental leave",
         "Disability insurance",
         "Bereavement",
+    ]
+
+
+def test_a_documents_sentences_stay_under_one_title() -> None:
+    hits = [
+        _hit("a", "x", "Parental leave"),
+        _hit("b", "y", "Medical insurance", rank=2),
+        _hit("c", "z", "Parental leave", ("Pay",), rank=3),
+    ]
+    extracts = [
+        Extract("Leave is 16 weeks.", 0, 1.0),
+        Extract("The plan pays 100%.", 1, 0.9),
+        Extract("Leave is paid in full.", 2, 0.8),
+    ]
+    quoted = quote(extracts, hits)
+    assert quoted.text == (
+        "Parental leave:\nLeave is 16 weeks. [1] Leave is paid in full. [2]\n"
+        "Medical insurance:\nThe plan pays 100%. [3]"
+    )
+    assert [c.title for c in quoted.citations] == [
+        "Parental leave",
+        "Parental leave",
+        "Medical insurance",
     ]
 
 

@@ -22,6 +22,7 @@ from tellmemore.conversation.referents import (
 )
 from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.conversation.text import (
+    answer_body,
     content_words,
     readable,
     stem,
@@ -36,12 +37,13 @@ def _readable(
     term_stats: TermStatsLookup | None = None,
     prepared: Set[int] = frozenset(),
 ) -> tuple[list[Turn], list[int]]:
-    """The history with citations and markup stripped (`text.readable`), the user's typos
-    fixed (as the turn fixed them for its own search: "climage" would otherwise be the
-    rarest, most salient word of the conversation) and clarification replies read as their
-    option, on the turns the resolver reads; and those turns' indices: the first exchange
-    and the last max(READ_TURNS, 2 x (window + 2)) turns (candidates, selector, ellipsis
-    chain), each cut to its first MAX_READ_CHARS characters. A long session, or a huge
+    """The history with citations and markup stripped (`text.readable`), an answer's group
+    titles dropped (`text.answer_body`), the user's typos fixed (as the turn fixed them for
+    its own search: "climage" would otherwise be the rarest, most salient word of the
+    conversation) and clarification replies read as their option, on the turns the
+    resolver reads; and those turns' indices: the first exchange and the last
+    max(READ_TURNS, 2 x (window + 2)) turns (candidates, selector, ellipsis chain), each cut
+    to its first MAX_READ_CHARS characters. A long session, or a huge
     pasted turn, costs no more per turn. A turn keeps its stored resolution."""
     tail = max(C.READ_TURNS, 2 * (window + 2))
     read = sorted({*range(min(2, len(history))), *range(max(0, len(history) - tail), len(history))})
@@ -49,7 +51,8 @@ def _readable(
     for i in read:
         if i in prepared:
             continue
-        clean = readable(out[i].content[: C.MAX_READ_CHARS])
+        text = out[i].content[: C.MAX_READ_CHARS]
+        clean = readable(answer_body(text) if out[i].role == "assistant" else text)
         if clean != out[i].content:
             out[i] = replace(out[i], content=clean)
         if out[i].role == "user" and term_stats is not None:

@@ -21,7 +21,7 @@ from tellmemore.conversation.binding import (
 from tellmemore.conversation.decide import decide
 from tellmemore.conversation.gate import gate
 from tellmemore.conversation.headings import headings_of
-from tellmemore.conversation.lists import column_labels, list_items
+from tellmemore.conversation.lists import column_labels, list_items, quoted_items
 from tellmemore.conversation.passes.readable import (
     _readable,
 )
@@ -279,10 +279,17 @@ class RunState:
                 yield items, i
 
     def list_at(self, i: int, *, loose: bool = False) -> list[Phrase]:
-        """The items turn `i` lists, parsed once per run (several rules ask)."""
+        """The items turn `i` lists, parsed once per run (several rules ask): the list it
+        quoted when the session stored one (`Turn.items`), else read out of its text (a
+        stateless caller's history, a generated answer)."""
         key = (i, loose)
         if key not in self._lists:
-            self._lists[key] = list_items(self.history[i].content, loose=loose)
+            turn = self.history[i]
+            self._lists[key] = (
+                quoted_items(turn.items, turn.content)
+                if turn.items
+                else list_items(turn.content, loose=loose)
+            )
         return self._lists[key]
 
     def is_name(self, phrase: Phrase) -> bool:
