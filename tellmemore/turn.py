@@ -11,9 +11,9 @@ import functools
 import logging
 import re
 import time
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tellmemore.answer import (
     abstain,
@@ -371,12 +371,8 @@ class TurnRunner:
         """Quoted sentences numbered by first citation, or (`by_rank`) by hit rank; none of
         the sentences in `shown` (what "tell me more" has seen already). `fast` ranks
         without embedding the sentences."""
-        embedder = None if fast else getattr(self.retriever, "embedder", None)
         extracts = extractive.best_sentences(
-            query,
-            hits,
-            embed=embedder.embed_documents if embedder is not None else None,
-            exclude=shown,
+            query, hits, embed=None if fast else self._sentence_embed(), exclude=shown
         )
         return quote.quote(extracts, hits, by_rank=by_rank)
 
@@ -458,9 +454,16 @@ class TurnRunner:
             ),
             "",
         )  # the question of "make that shorter" twice is the one before both
+        return edits.shorter(last, question, self._sentence_embed())
+
+    def _sentence_embed(self) -> Callable[[Sequence[str]], Any] | None:
+        """How a turn embeds the sentences it ranks: on the query runtime when the embedder
+        has one (`embed_queries`: ONNX, already warm; a turn's few dozen sentences must not
+        load the bulk runtime, torch, which costs seconds), else `embed_documents`."""
         embedder = getattr(self.retriever, "embedder", None)
-        embed = embedder.embed_documents if embedder is not None else None
-        return edits.shorter(last, question, embed)
+        if embedder is None:
+            return None
+        return getattr(embedder, "embed_queries", None) or embedder.embed_documents
 
     def _ask_back(
         self,
