@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from tellmemore.analysis import lexicon
-from tellmemore.answer.extractive import LABELLED
+from tellmemore.answer.units import LABELLED
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Phrase, phrases, sentences
 from tellmemore.conversation.text import content_words, norm, singular, stem, tokenize
