@@ -140,6 +140,13 @@ def retrieved(resolution, result, asked) -> dict:  # type: ignore[no-untyped-def
     }
 
 
+def dump(payload: dict) -> str:  # type: ignore[type-arg]
+    """One row a line: the file is large (the kept hits), its diffs stay readable."""
+    head = {k: v for k, v in payload.items() if k != "rows"}
+    rows = ",\n".join(json.dumps(r, ensure_ascii=False) for r in payload["rows"])
+    return json.dumps(head, ensure_ascii=False)[:-1] + ', "rows": [\n' + rows + "\n]}\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -148,7 +155,7 @@ def main() -> None:
     parser.add_argument("--domains", default=",".join(DOMAINS))
     parser.add_argument("--index", type=Path, help="open this index.db (one domain) instead")
     args = parser.parse_args()
-    settings = Settings()
+    settings = Settings(retrieval={"abstention": "judged"})  # the decision measured
     embedder = load_embedder(settings.embedder)
     t0 = time.perf_counter()
     rows = []
@@ -157,7 +164,7 @@ def main() -> None:
         print(f"{d}: {sum(r['domain'] == d for r in rows)} turns", flush=True)
     payload = {"seconds": round(time.perf_counter() - t0, 1), "rows": rows}
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
+    args.out.write_text(dump(payload))
     print(f"wrote {args.out}")
 
 

@@ -312,3 +312,15 @@ def test_subjects_of_several_titles_are_the_titles() -> None:
 def test_passages_of_one_article_with_opaque_ids_are_one_subject() -> None:
     hits = [_chunk_hit(i, f"8220862{i}_0-734", "Bonnie Parker") for i in range(3)]
     assert [s.name for s in clarify.subjects(hits)] == ["Bonnie Parker"]
+
+
+def test_untitled_passages_with_opaque_ids_offer_nothing_to_choose() -> None:
+    """MTRAG's cloud passages have no title: "Do you mean ibmcld_04178-7-2164?" is no
+    question to ask, nor "I found ibmcld_..." an abstention to give."""
+    ids = [f"ibmcld_0417{i}-7-2164" for i in range(3)]
+    hits = [_chunk_hit(i, d, "") for i, d in enumerate(ids)]
+    hits += [_chunk_hit(i + 3, d, d) for i, d in enumerate(ids)]  # titled by their id
+    assert clarify.subjects(hits) == []
+    assert clarify.options("How can we enhance its performance?", [], hits) == []
+    text = answerability.abstention(["How can we enhance its performance?"], hits)
+    assert "ibmcld" not in text

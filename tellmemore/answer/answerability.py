@@ -17,7 +17,11 @@ Features (each read over the hits of the question's own phrasings, `abstain.evid
 - `sentence_cos`: the best cosine between the question and one sentence of the top three
   passages, on the index's scale: a passage can match a question's topic while none of
   its sentences says what is asked ("how many people were arrested?" over a passage on
-  the protests); `sentence_gain`: how much sharper that is than the passage's cosine.
+  the protests); `sentence_gain`: how much sharper that is than the passage's cosine;
+- `raw_cos`, `raw_sentence`: the same two cosines as they are, on no index's scale;
+- `both_signals`: the share of the top three hits both BM25 and the dense search found;
+- `rare_held`: the IDF-weighted share of the question's rarer half of words one of the
+  top three hits holds.
 
 `judge` weighs them with a scorer fitted on labelled conversations (`scorer.Scorer`).
 """
@@ -42,15 +46,18 @@ from tellmemore.types import Hit, TermStats, Turn
 log = logging.getLogger(__name__)
 
 FEATURES = (
-    "cos",
+    "raw_cos",
+    "raw_sentence",
     "coverage",
     "missing",
-    "type_missing",
-    "flat",
+    "rare_held",
     "new_coverage",
-    "sentence_cos",
-    "sentence_gain",
+    "type_missing",
+    "both_signals",
 )
+"""What the shipped abstain scorer reads. Not `cos` or `sentence_cos`: on the index's own
+scale they did not carry from one MTRAG-UN domain to the other (bench/results/behaviour.md:
+Wikipedia answers the everyday foreign probes, so its scale is upside down)."""
 TYPE_HITS = 3
 """Top hits that must state the asked kind of answer (a number, a price, ...)."""
 
@@ -122,6 +129,7 @@ def features(
     if kind is not None:
         stated = any(answer_types.holds(h.chunk.text, kind) for h in hits[:TYPE_HITS])
         type_missing = 0.0 if stated else 1.0
+    sentence = sentence_match(questions, hits, embed, calibration, best)
     return {
         "cos": calibration.normalised(best),
         "coverage": lexical_coverage(questions, per_query, term_stats),
@@ -129,8 +137,48 @@ def features(
         "type_missing": type_missing,
         "flat": max(0.0, min(1.0, flat)),
         "new_coverage": new_coverage(message, history, hits, term_stats),
-        **sentence_match(questions, hits, embed, calibration, best),
+        **sentence,
+        "raw_cos": best,
+        "raw_sentence": best + sentence["sentence_gain"] if embed is not None else best,
+        "both_signals": both_signals(hits),
+        "rare_held": rare_held(questions, hits, term_stats),
     }
+
+
+AGREE_HITS = 3
+
+
+def both_signals(hits: Sequence[Hit]) -> float:
+    """The share of the top hits that both BM25 and the dense search found: a question the
+    documents answer tends to match a passage by its words and by its meaning at once."""
+    top = list(hits[:AGREE_HITS])
+    if not top:
+        return 0.0
+    return sum(h.bm25 is not None and h.dense is not None for h in top) / len(top)
+
+
+def rare_held(
+    questions: Sequence[str],
+    hits: Sequence[Hit],
+    term_stats: Callable[[list[str]], TermStats] | None,
+) -> float:
+    """The IDF-weighted share of the question's rarer half of words (the words that say
+    what it is about, not "how", "get") one of the top three hits holds; 1.0 for a
+    question without words."""
+    question = next((q for q in questions if content_words(q)), "")
+    words = sorted({stem(w) for w in content_words(question)})
+    if not words:
+        return 1.0
+    stats = stats_for([question], term_stats)
+    idf = {w: stats.idf(w) if stats is not None else 1.0 for w in words}
+    ranked = sorted(words, key=lambda w: -idf[w])
+    rare = ranked[: max(1, (len(ranked) + 1) // 2)]
+    total = sum(idf[w] for w in rare) or 1.0
+    best = 0.0
+    for h in hits[:NEW_HITS]:
+        held = {stem(w) for w in content_words(f"{h.chunk.header} {h.chunk.text}")}
+        best = max(best, sum(idf[w] for w in rare if w in held) / total)
+    return best
 
 
 SENTENCE_HITS = 3
@@ -197,13 +245,19 @@ def nearby_subjects(hits: Sequence[Hit], n: int = 2) -> list[str]:
     out: list[str] = []
     for h in hits:
         c = h.chunk
-        name = (c.section[-1] if c.section else c.title) or c.title or c.doc_id
-        name = name.strip()
+        # an opaque id ("ibmcld_04178-7-2164") is nothing to tell the user about
+        title = "" if c.title == c.doc_id and _opaque(c.title) else c.title
+        name = ((c.section[-1] if c.section else title) or title).strip()
         if name and name.lower() not in {o.lower() for o in out}:
             out.append(name)
         if len(out) == n:
             break
     return out
+
+
+def _opaque(text: str) -> bool:
+    """A record id standing in for a title ("ibmcld_04178-7-2164")."""
+    return " " not in text.strip() and any(ch.isdigit() for ch in text)
 
 
 def lacking_phrase(question: str, lost: Sequence[str]) -> str:

@@ -19,7 +19,9 @@ Features (`judge` weighs them with a fitted scorer; precision over recall):
 - `first_turn`: no history;
 - `rarity`: how rare (normalised IDF) the message's rarest word is: "the famous basketball
   player" names nobody, "LeBron James" does;
-- `runner_up`: how close the best passage of another subject comes to the best one.
+- `runner_up`: how close the best passage of another subject comes to the best one;
+- `same_kind`: how many unnamed subjects share a word of the message ("this language"
+  over "Spanish language" and "Italian language").
 
 The question reads "Do you mean A, B or C?", so the existing reply path
 (`conversation.realize.clarify.parse_clarification`) answers the original question with the
@@ -43,11 +45,13 @@ FEATURES = (
     "unnamed",
     "top_unnamed",
     "referent",
-    "cos",
     "first_turn",
     "rarity",
     "runner_up",
+    "same_kind",
 )
+"""What the shipped clarify scorer reads (`cos` is measured, not read: bench/results/
+behaviour.md)."""
 TOP = 5
 """Passages whose subjects are compared."""
 MAX_OPTIONS = 3
@@ -69,14 +73,28 @@ def _names(hits: Sequence[Hit]) -> list[str]:
     """Each hit's subject, a name the user can tell from the others': its title, or its
     first section when all hits share one title (one handbook, several policies);
     qualified by the document's path when distinct documents read the same
-    ("Parks (alameda)", "Parks (ventura)")."""
-    titles = [(h.chunk.title or h.chunk.doc_id).strip() for h in hits]
+    ("Parks (alameda)", "Parks (ventura)"); "" for a passage with nothing to call it by."""
+    # an untitled passage with an opaque id ("ibmcld_04178-7-2164") names nothing to offer
+    titles = [_title(h.chunk.title, h.chunk.doc_id) for h in hits]
     by_section = len({t.lower() for t in titles}) == 1
     keys: list[tuple[str, str]] = []
     for h, t in zip(hits, titles, strict=True):
         section = h.chunk.section[0].strip() if by_section and h.chunk.section else ""
         keys.append((section or t, _path(h.chunk.doc_id)))
     return [_qualified(k, keys) for k in keys]
+
+
+def _title(title: str, doc_id: str) -> str:
+    """The title a user can read: not a record id standing in for a missing one (a JSONL
+    record without a title is titled by its id)."""
+    title = title.strip()
+    if title and not (title == doc_id and not _path(doc_id) and _opaque(title)):
+        return title
+    return _path(doc_id)
+
+
+def _opaque(text: str) -> bool:
+    return " " not in text and any(ch.isdigit() for ch in text)
 
 
 def _path(doc_id: str) -> str:
@@ -142,7 +160,16 @@ def features(
         "first_turn": 0.0 if history else 1.0,
         "rarity": _rarity(message, term_stats),
         "runner_up": _runner_up(hits, found),
+        "same_kind": float(_same_kind(message, unnamed)),
     }
+
+
+def _same_kind(message: str, unnamed: Sequence[Subject]) -> int:
+    """How many unnamed subjects are of a kind the message names: "this language" over
+    "Spanish language" and "Italian language", "the TV series" over "Heartland (TV
+    series)" and "The Path (TV series)": the question fits each of them."""
+    asked = _stems(message)
+    return max((sum(w in s.stems for s in unnamed) for w in asked), default=0)
 
 
 def _rarity(message: str, term_stats: Callable[[list[str]], TermStats] | None) -> float:
