@@ -38,6 +38,7 @@ from tellmemore.conversation.gate import gate
 from tellmemore.conversation.headings import headings_of
 from tellmemore.conversation.phrasings import Phrasings, search_phrasings
 from tellmemore.conversation.preamble import without_preamble
+from tellmemore.conversation.prepare import prepare_answer
 from tellmemore.conversation.resolvers.base import ResolveContext, Resolver
 from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.errors import InputError, LLMError
@@ -519,6 +520,7 @@ class TurnRunner:
             tenant=req.tenant,
         )
         self.store.record_turn(trace, tenant=req.tenant)
+        prepare_answer(answer.answer)  # analysed now, while the user reads it: not next turn
         return DoneEvent(answer)
 
 

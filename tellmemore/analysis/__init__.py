@@ -2,8 +2,17 @@
 splitter and one lexicon of word lists and cue patterns."""
 
 from tellmemore.analysis import lexicon
-from tellmemore.analysis.sentences import split_sentences
+from tellmemore.analysis.sentences import sentence_spans, split_sentences
 from tellmemore.analysis.stemmer import stem, stems
 from tellmemore.analysis.tokens import Token, norm, tokenize
 
-__all__ = ["Token", "lexicon", "norm", "split_sentences", "stem", "stems", "tokenize"]
+__all__ = [
+    "Token",
+    "lexicon",
+    "norm",
+    "sentence_spans",
+    "split_sentences",
+    "stem",
+    "stems",
+    "tokenize",
+]

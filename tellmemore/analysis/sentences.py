@@ -19,33 +19,42 @@ _LAST_WORD = re.compile(r"(\S+)\s*$")
 def split_sentences(text: str) -> list[str]:
     """The sentences of `text`, stripped, none empty (cached for texts up to 4,000 chars)."""
     if len(text) > 4000:
-        return _split(text)
+        return [text[a:b] for a, b in _spans(text)]
     return list(_cached(text))
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Where each sentence of `split_sentences(text)` starts and ends in `text`."""
+    return _spans(text)
 
 
 @functools.lru_cache(maxsize=4096)
 def _cached(text: str) -> tuple[str, ...]:
-    return tuple(_split(text))
+    return tuple(text[a:b] for a, b in _spans(text))
 
 
-def _split(text: str) -> list[str]:
-    out: list[str] = []
+def _spans(text: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
     start = 0
-    pending = ""
+    begin = 0  # where the sentence being read began (before an abbreviation's stop)
     for m in _BOUNDARY.finditer(text):
         piece = text[start : m.start()]
-        start = m.end()
         if "\n" not in m.group(0) and _ends_in_abbreviation(piece):
-            pending += piece + m.group(0)
+            start = m.end()
             continue
-        sentence = (pending + piece).strip()
-        pending = ""
-        if sentence:
-            out.append(sentence)
-    last = (pending + text[start:]).strip()
-    if last:
-        out.append(last)
+        _add_stripped(text, begin, m.start(), out)
+        start = begin = m.end()
+    _add_stripped(text, begin, len(text), out)
     return out
+
+
+def _add_stripped(text: str, a: int, b: int, out: list[tuple[int, int]]) -> None:
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    if a < b:
+        out.append((a, b))
 
 
 def _ends_in_abbreviation(piece: str) -> bool:

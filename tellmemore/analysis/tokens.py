@@ -19,10 +19,8 @@ class Token:
     text: str
     start: int
     end: int
-
-    @property
-    def low(self) -> str:
-        return self.text.lower()
+    low: str
+    """The text lower-cased (read by every rule: computed once)."""
 
 
 CACHE_MAX_CHARS = 4000
@@ -43,7 +41,7 @@ def _cached_tokens(text: str) -> tuple[Token, ...]:
 
 
 def _tokenize(text: str) -> list[Token]:
-    return [Token(m.group(0), m.start(), m.end()) for m in WORD.finditer(text)]
+    return [Token(w := m.group(0), m.start(), m.end(), w.lower()) for m in WORD.finditer(text)]
 
 
 @functools.lru_cache(maxsize=65536)

@@ -11,13 +11,13 @@ All constants live in `tellmemore.conversation.constants`.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
+from tellmemore.conversation.analysis import analyze
 from tellmemore.conversation.phrases import (
     PREDICATES,
     PREPOSITIONS,
@@ -34,7 +34,6 @@ from tellmemore.conversation.text import (
     looks_plural,
     norm,
     stem,
-    words,
 )
 from tellmemore.types import TermStats, Turn
 
@@ -72,12 +71,22 @@ class Salience:
     _weights: dict[str, float] = field(default_factory=dict)
     unseen: set[str] = field(default_factory=set)
     """Words the index has never seen: no help to the search, but a subject of their own."""
+    _primed: set[frozenset[str]] = field(default_factory=set)
+    """Vocabularies (a text's `Analysis.vocabulary`) looked up already."""
 
     def prime(self, texts: Iterable[str]) -> None:
+        """Look up the content words of `texts` not looked up yet, in one call."""
+        self.prime_words(_vocabulary(t) for t in texts)
+
+    def prime_words(self, vocabularies: Iterable[frozenset[str]]) -> None:
+        """Look up the words of `vocabularies` not looked up yet, in one call."""
         vocab: set[str] = set()
-        for text in texts:
-            vocab |= _vocabulary(text)
-        vocab -= self._weights.keys()
+        for words_ in vocabularies:
+            if words_ in self._primed:
+                continue  # the same history text, asked again by another rule
+            vocab.update(words_)
+            self._primed.add(words_)
+        vocab.difference_update(self._weights.keys())
         if not vocab:
             return
         if self.term_stats is None:
@@ -104,12 +113,15 @@ class Salience:
         if w in FUNCTION_WORDS:
             return 0.0
         if w not in self._weights:
-            self.prime([w])
+            self.prime_words([frozenset((w,))])
         return self._weights.get(w, 0.5)
 
     def phrase(self, stems_or_words: Sequence[str]) -> float:
         """Salience of a phrase: its most distinctive word, a little for the rest."""
-        self.prime(stems_or_words)  # one look-up for the words not seen yet
+        weights = self._weights
+        missing = [w for w in stems_or_words if w not in weights]
+        if missing:
+            self.prime_words([word_vocabulary(missing)])  # one look-up for the words not seen
         ws = [self.weight(w) for w in stems_or_words]
         if not ws:
             return 0.0
@@ -117,16 +129,14 @@ class Salience:
         return max(ws) * (1 - C.PHRASE_MEAN_SHARE) + sum(ws) / len(ws) * C.PHRASE_MEAN_SHARE + bonus
 
 
+def word_vocabulary(words_: Iterable[str]) -> frozenset[str]:
+    """The content words among single words or stems (each is one token already)."""
+    return frozenset(n for n in map(norm, words_) if n and n not in FUNCTION_WORDS)
+
+
 def _vocabulary(text: str) -> frozenset[str]:
-    """The content words of `text` (cached: every turn primes the same history texts)."""
-    if len(text) > C.CACHE_MAX_CHARS:
-        return frozenset(words(text)) - FUNCTION_WORDS
-    return _cached_vocabulary(text)
-
-
-@functools.lru_cache(maxsize=4096)
-def _cached_vocabulary(text: str) -> frozenset[str]:
-    return frozenset(words(text)) - FUNCTION_WORDS
+    """The content words of `text` (its analysis: every turn primes the same history)."""
+    return analyze(text).vocabulary
 
 
 def _heuristic_weight(word: str) -> float:
@@ -165,7 +175,7 @@ def collect_candidates(
         cur.score = max(cur.score, score) + C.REPEAT_BONUS * min(score, cur.score)
 
     if summary:
-        for p in phrases(summary):
+        for p in analyze(summary).phrases:
             add(p, -1, "summary", C.SUMMARY_WEIGHT)
     for i, turn in enumerate(history):
         age = ages[i]
@@ -176,13 +186,13 @@ def collect_candidates(
             recency = C.RECENCY_DECAY**age if in_window else 0.0
             if i == first_user:
                 recency = max(recency, C.FIRST_TURN_WEIGHT)
-            for p in phrases(without_preamble(turn.content)):  # "switching topics" is none
+            for p in analyze(without_preamble(turn.content)).phrases:  # "switching topics"
                 add(p, i, "user", recency)
         elif i == last_asst:
             asked = next((t.content for t in reversed(history[:i]) if t.role == "user"), "")
-            kept = [s for s in sentences(turn.content) if not _padding_row(s, asked)]
-            text = " ".join(kept[: C.ASSISTANT_SENTENCES])
-            for p in phrases(text):
+            answer = analyze(turn.content)
+            kept = [n for n, s in enumerate(answer.sentences) if not _padding_row(s, asked)]
+            for p in answer.phrases_in(kept[: C.ASSISTANT_SENTENCES]):
                 add(p, i, "assistant", C.ASSISTANT_WEIGHT)
     return sorted(pool.values(), key=lambda c: -c.score)
 
@@ -199,8 +209,7 @@ def _padding_row(sentence: str, asked: str) -> bool:
     line = bullet.group(1) if bullet is not None else sentence
     if _ROW.match(line) is None:
         return False
-    said = {stem(w) for w in content_words(asked)}
-    return not said & {stem(w) for w in content_words(line)}
+    return not analyze(asked).stems & analyze(line).stems
 
 
 def exchange_ages(history: Sequence[Turn]) -> list[int]:

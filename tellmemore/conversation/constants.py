@@ -26,8 +26,6 @@ NAMING_RUN = 3
 
 # --- candidates -----------------------------------------------------------------------
 MAX_PHRASE_WORDS = 5
-PHRASE_CACHE_TEXTS = 4096
-"""Texts whose phrases are kept (binding.phrases): a few hundred conversations' turns."""
 CACHE_MAX_CHARS = 4000
 """Only texts up to this long are cached (phrases, words): MTRAG turns are at most 2,174
 characters (p99 1,331), while the parse of a 100k-character message a client sends is

@@ -13,25 +13,18 @@ from dataclasses import dataclass
 
 from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
+from tellmemore.conversation.analysis import analyze
 from tellmemore.conversation.binding import Salience, TermStatsLookup
 from tellmemore.conversation.definites import find_definite
 from tellmemore.conversation.headings import Headings, IndexHeadings
 from tellmemore.conversation.realize import parse_clarification
-from tellmemore.conversation.referents import (
-    find_ellipsis,
-    find_referents,
-    no_answer_complaint,
-)
 from tellmemore.conversation.text import (
     AUXILIARIES,
     COMMON_VERBS,
     FUNCTION_WORDS,
     RELATIONAL_NOUNS,
-    content_words,
     is_content,
     is_protected,
-    tokenize,
-    words,
 )
 from tellmemore.types import Turn
 
@@ -58,23 +51,24 @@ def gate(
     last = history[-1] if history else None
     if last is not None and last.role == "assistant" and parse_clarification(last.content):
         return GateResult(True, "reply to a clarifying question")
-    refs = find_referents(message)
+    a = analyze(message)
+    refs = a.referents
     if refs:
         return GateResult(True, f"referent: {refs[0].text.lower()!r}")
-    ellipsis = find_ellipsis(message)
+    ellipsis = a.ellipsis
     if ellipsis is not None:
         return GateResult(True, f"ellipsis: {ellipsis.opener.lower()!r}")
-    complaint = no_answer_complaint(message)
+    complaint = a.complaint
     if complaint is not None:  # "why can't you answer?": the previous question, again
         return GateResult(True, f"no answer: {complaint.lower()!r}")
-    content = content_words(message)
+    content = a.content_words
     if not content:
         return GateResult(True, "no content words")
     definite = find_definite(message, history)
     if definite is not None:  # "how can I make the projector?" after a pinhole projector
         return GateResult(True, f"definite: {definite.text.lower()!r}")
     sal = salience if salience is not None else Salience(term_stats)
-    sal.prime([message])
+    sal.prime_words([a.vocabulary])
     distinctive = [
         w
         for w in content
@@ -95,7 +89,7 @@ def gate(
 def names_in(message: str) -> list[str]:
     """Names and codes the message brings itself ("NASA", "Clipper"): its own subject.
     The first word's capital is the sentence's, not a name's."""
-    toks = tokenize(message)
+    toks = analyze(message).tokens
     return [
         t.text
         for i, t in enumerate(toks)
@@ -105,7 +99,7 @@ def names_in(message: str) -> list[str]:
 
 def _is_fragment(message: str) -> bool:
     """No question word and no verb-like word: a bare keyword reply ("Enterprise")."""
-    ws = words(message)
+    ws = analyze(message).words
     if any(w in _QUESTION_WORDS or w in COMMON_VERBS for w in ws):
         return False
     return not any(w in AUXILIARIES for w in ws) and all(

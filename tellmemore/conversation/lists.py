@@ -7,6 +7,7 @@ ordinals only, the coordinated clauses of a short answer.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Sequence
 
@@ -23,6 +24,19 @@ _COUNT_WORDS = lexicon.words("lists_count_words")
 
 
 def list_items(answer: str, *, loose: bool = False) -> list[Phrase]:
+    """The alternatives an answer enumerates (`_list_items`), worked out once per answer:
+    every later turn asks about the same answers."""
+    if len(answer) > C.CACHE_MAX_CHARS:
+        return _list_items(answer, loose)
+    return list(_cached_items(answer, loose))
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_items(answer: str, loose: bool) -> tuple[Phrase, ...]:
+    return tuple(_list_items(answer, loose))
+
+
+def _list_items(answer: str, loose: bool) -> list[Phrase]:
     """The alternatives an answer enumerates, in order (bullets, numbers, or parallel
     sentences such as "Standard escalation routes ... Enterprise escalation adds ...").
 
@@ -113,7 +127,19 @@ _COLUMN = lexicon.pattern("column")
 def column_labels(answer: str) -> list[set[str]]:
     """The column names of the table rows an answer quotes ("Bandwidth per site" in "Plan:
     Pro; ...; Bandwidth per site: 1 Gbit/s."), as stem sets: names of attributes, never
-    the thing a pronoun points at."""
+    the thing a pronoun points at. Worked out once per answer (a copy: callers may keep
+    what they get)."""
+    if len(answer) > C.CACHE_MAX_CHARS:
+        return _column_labels(answer)
+    return [set(labels) for labels in _cached_labels(answer)]
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_labels(answer: str) -> tuple[frozenset[str], ...]:
+    return tuple(frozenset(labels) for labels in _column_labels(answer))
+
+
+def _column_labels(answer: str) -> list[set[str]]:
     out: list[set[str]] = []
     for line in answer.splitlines():
         m = _BULLET.match(line)

@@ -3,7 +3,7 @@ parsed once per text and cached. No tagger: word lists from the lexicon and shap
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tellmemore.analysis import lexicon, split_sentences
@@ -17,7 +17,6 @@ from tellmemore.conversation.text import (
     is_protected,
     norm,
     stem,
-    tokenize,
 )
 
 PREPOSITIONS = lexicon.words("binding_prepositions")
@@ -106,27 +105,21 @@ class Phrase:
 
 
 def phrases(text: str) -> list[Phrase]:
-    """Noun-phrase-like runs of content words of `text`, left to right.
+    """Noun-phrase-like runs of content words of `text`, left to right, sentence by
+    sentence: the phrases of its analysis (`analysis.analyze`, parsed once per text).
 
-    No tagger: runs break at function words, frequent verbs and punctuation; a lone
-    word that reads as an adjective, a participle, a predicate ("is crucial") or a
-    generic noun ("week", "things") is no antecedent.
-
-    Cached by text: every turn re-reads the same history turns (the selector alone
-    reads up to nine texts per turn), so each is parsed once per conversation.
+    No tagger: runs break at function words, frequent verbs, punctuation and sentence
+    ends (a line break too: a heading never runs into the line after it); a lone word
+    that reads as an adjective, a participle, a predicate ("is crucial") or a generic noun
+    ("week", "things") is no antecedent.
     """
-    if len(text) > C.CACHE_MAX_CHARS:
-        return list(_parse_phrases(text))
-    return list(_phrases(text))
+    from tellmemore.conversation.analysis import analyze  # it parses with this module
+
+    return list(analyze(text).phrases)
 
 
-@functools.lru_cache(maxsize=C.PHRASE_CACHE_TEXTS)
-def _phrases(text: str) -> tuple[Phrase, ...]:
-    return _parse_phrases(text)
-
-
-def _parse_phrases(text: str) -> tuple[Phrase, ...]:
-    toks = tokenize(text)
+def parse_phrases(text: str, toks: Sequence[Token]) -> tuple[Phrase, ...]:
+    """The phrases of one sentence of `text`, given as its tokens (spans into `text`)."""
     out: list[Phrase] = []
     run: list[Token] = []
     prep: str | None = None
@@ -216,7 +209,7 @@ def _parse_phrases(text: str) -> tuple[Phrase, ...]:
     return tuple(out)
 
 
-def _noun_of_compound(toks: list[Token], i: int, run: list[Token], in_question: bool) -> bool:
+def _noun_of_compound(toks: Sequence[Token], i: int, run: list[Token], in_question: bool) -> bool:
     """ "annual leave", "parental leave", "medical claim": a verb's bare form right after
     an adjective (by its ending) is the head noun of the adjective's phrase, unless an
     object follows ("the additional staff leave the office") or it is the bare verb of a
@@ -261,7 +254,7 @@ def _is_comparative(word: str) -> bool:
     return word.islower() and (word.endswith("er") or word in ("worse", "less"))
 
 
-def _after_subject_pronoun(toks: list[Token], i: int) -> bool:
+def _after_subject_pronoun(toks: Sequence[Token], i: int) -> bool:
     """Token i follows a subject pronoun ("they"), or "one" after "which"/"each"."""
     if i == 0:
         return False
@@ -271,7 +264,7 @@ def _after_subject_pronoun(toks: list[Token], i: int) -> bool:
     return prev == "one" and i > 1 and toks[i - 2].low in ("which", "each", "every")
 
 
-def _opens_request(low: str, following: list[Token]) -> bool:
+def _opens_request(low: str, following: Sequence[Token]) -> bool:
     """ "Name two spacecraft", "List the benefits", "Excuse me": an imperative verb, not
     a noun ("Name servers are slow" keeps its noun)."""
     if not following:

@@ -18,18 +18,18 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tellmemore.conversation.binding import Phrase, Salience, exchange_ages, phrases, sentences
+from tellmemore.conversation.analysis import Analysis, analyze
+from tellmemore.conversation.binding import Phrase, Salience, exchange_ages, word_vocabulary
 from tellmemore.conversation.gate import GateResult, names_in
-from tellmemore.conversation.referents import find_ellipsis, find_referents
-from tellmemore.conversation.text import content_words, stem
 from tellmemore.types import Turn
 
 FEATURES: tuple[str, ...] = (
@@ -104,10 +104,17 @@ class SelectorModel:
     max_phrases: int = 2
 
     def probability(self, x: Sequence[float]) -> float:
-        z = self.bias
-        for w, v, m, s in zip(self.weights, x, self.mean, self.scale, strict=True):
-            z += w * (v - m) / s
+        bias, coef = self._folded
+        if len(x) != len(coef):
+            raise ValueError(f"{len(x)} features for a model of {len(coef)}")
+        z = bias + sum(map(operator.mul, coef, x))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    @cached_property
+    def _folded(self) -> tuple[float, tuple[float, ...]]:
+        """The standardisation folded into the weights, once: z = bias' + coef . x."""
+        coef = tuple(w / s for w, s in zip(self.weights, self.scale, strict=True))
+        return self.bias - sum(c * m for c, m in zip(coef, self.mean, strict=True)), coef
 
     def to_json(self, **extra: Any) -> dict[str, Any]:
         return {
@@ -168,24 +175,33 @@ def candidates(
     answers = [i for i, t in enumerate(history) if t.role == "assistant"][-_ASSISTANT_TURNS:]
     last_user, first_user = users[-1], users[0]
     last_answer = answers[-1] if answers else -1
-    texts = {i: history[i].content for i in users}
-    for i in answers:  # an answer's subject is in its opening; the rest costs look-ups
-        texts[i] = " ".join(sentences(history[i].content)[:_ANSWER_SENTENCES])
-    salience.prime([message, *texts.values()])
+    read = {i: analyze(history[i].content) for i in (*users, *answers)}  # users first
+    # an answer's subject is in its opening; the rest costs look-ups
+    said = {
+        i: a.phrases if history[i].role == "user" else a.opening(_ANSWER_SENTENCES)
+        for i, a in read.items()
+    }
+    salience.prime_words(
+        [analyze(message).vocabulary]
+        + [a.vocabulary if history[i].role == "user" else _opening_vocabulary(a)
+           for i, a in read.items()]
+    )  # fmt: skip
 
-    own = {stem(w) for w in content_words(message)}
-    turn_stems = {i: {stem(w) for w in content_words(t)} for i, t in texts.items()}
-    all_turns = max(len(texts), 1)
+    own = analyze(message).stems
+    turn_stems = {
+        i: a.stems if history[i].role == "user" else _opening_stems(a) for i, a in read.items()
+    }
+    all_turns = max(len(read), 1)
     ages = exchange_ages(history)
 
     msg = _message_features(message, history, salience, verdict, own, turn_stems, last_user)
     pool: dict[tuple[str, ...], _Mentions] = {}
-    for i, text in texts.items():
+    for i, found in said.items():
         opening: set[tuple[str, ...]] = set()
         if i == last_answer:
-            opening = {p.stems for p in phrases(" ".join(sentences(text)[:_OPENING_SENTENCES]))}
-        for p in phrases(text):
-            if all(s in own for s in p.stems):
+            opening = {p.stems for p in _opening_phrases(read[i])}
+        for p in found:
+            if own.issuperset(p.stems):
                 continue
             entry = pool.setdefault(p.stems, _Mentions(p))
             if history[i].role == "user" and entry.phrase.text.islower() and not p.text.islower():
@@ -193,42 +209,76 @@ def candidates(
             entry.turns.add(i)
             entry.count += 1
             entry.opening |= p.stems in opening
-    salience.prime([s for stems_key in pool for s in stems_key])  # one look-up, not one each
+    salience.prime_words([word_vocabulary(s for key in pool for s in key)])  # one look-up
+    # one pass over the pool, the feature tuple built in FEATURES order (_FEATURE_ORDER)
+    weight = salience.weight
+    in_turns: dict[str, int] = {}
+    for st in turn_stems.values():
+        for s in st:
+            in_turns[s] = in_turns.get(s, 0) + 1
+    is_user = [t.role == "user" for t in history]
+    n_users, n_answers = len(users), max(len(answers), 1)
+    fixed = tuple(msg[f] for f in _MESSAGE_FEATURES)
+    referent, gated, distinctive = msg["msg_referent"], msg["msg_gate"], msg["msg_distinctive"]
     out = []
     for stems_key, e in pool.items():
-        p = e.phrase
         turns = e.turns
-        ws = [salience.weight(s) for s in stems_key]
-        new = [s for s in stems_key if s not in own]
-        user_turns = [i for i in turns if history[i].role == "user"]
-        answer_turns = [i for i in turns if history[i].role == "assistant"]
-        persistence = sum(sum(1 for st in turn_stems.values() if s in st) for s in stems_key) / (
-            len(stems_key) * all_turns
-        )
+        n = len(stems_key)
+        ws = [weight(s) for s in stems_key]
+        top = max(ws)
+        n_user = sum(1 for i in turns if is_user[i])
         recency = max(0.6 ** ages[i] for i in turns)
         in_last_user = float(last_user in turns)
-        feats = {
-            "idf_max": max(ws),
-            "idf_mean": sum(ws) / len(ws),
-            "words": min(len(stems_key), 5) / 5,
-            "new_share": len(new) / len(stems_key),
-            "in_last_user": in_last_user,
-            "in_first_user": float(first_user in turns),
-            "user_share": len(user_turns) / len(users),
-            "in_last_answer": float(last_answer in turns),
-            "in_answer_opening": float(e.opening),
-            "answer_share": len(answer_turns) / max(len(answers), 1),
-            "recency": recency,
-            "mentions": math.log1p(e.count),
-            "capitalized": float(p.capitalized),
-            "persistence": persistence,
-            **msg,
-            "referent_x_last_user": msg["msg_referent"] * in_last_user,
-            "gate_x_idf": msg["msg_gate"] * max(ws),
-            "distinctive_x_recency": msg["msg_distinctive"] * recency,
-        }
-        out.append(Scored(p, tuple(feats[f] for f in FEATURES)))
+        x = (
+            top,  # idf_max
+            sum(ws) / n,  # idf_mean
+            min(n, 5) / 5,  # words
+            sum(1 for s in stems_key if s not in own) / n,  # new_share
+            in_last_user,
+            float(first_user in turns),  # in_first_user
+            n_user / n_users,  # user_share
+            float(last_answer in turns),  # in_last_answer
+            float(e.opening),  # in_answer_opening
+            (len(turns) - n_user) / n_answers,  # answer_share
+            recency,
+            math.log1p(e.count),  # mentions
+            float(e.phrase.capitalized),
+            sum(in_turns.get(s, 0) for s in stems_key) / (n * all_turns),  # persistence
+            *fixed,
+            referent * in_last_user,  # referent_x_last_user
+            gated * top,  # gate_x_idf
+            distinctive * recency,  # distinctive_x_recency
+        )
+        out.append(Scored(e.phrase, x))
     return out
+
+
+_MESSAGE_FEATURES = FEATURES[14:24]
+"""The features of the message itself, the same for every candidate."""
+
+
+def prepare_answer(a: Analysis) -> None:
+    """Compute what `candidates` reads of an answer (kept by its analysis): done when the
+    answer is stored (conversation/prepare.py), so the next turn finds it ready."""
+    a.opening(_ANSWER_SENTENCES)
+    _opening_vocabulary(a)
+    _opening_phrases(a)
+
+
+def _opening_phrases(a: Analysis) -> list[Phrase]:
+    """The phrases of the last answer's opening as the model was trained to see them: the
+    first _OPENING_SENTENCES sentences of its first _ANSWER_SENTENCES joined (a line
+    without a full stop runs into the next one there)."""
+    return analyze(" ".join(a.sentences[:_ANSWER_SENTENCES])).opening(_OPENING_SENTENCES)
+
+
+def _opening_vocabulary(a: Analysis) -> frozenset[str]:
+    """The content words of an answer's opening sentences (what the selector reads)."""
+    return a.opening_words(_ANSWER_SENTENCES)[0]
+
+
+def _opening_stems(a: Analysis) -> frozenset[str]:
+    return a.opening_words(_ANSWER_SENTENCES)[1]
 
 
 def select(scored: Sequence[Scored], model: SelectorModel) -> list[Scored]:
@@ -255,11 +305,12 @@ def _message_features(
     history: Sequence[Turn],
     salience: Salience,
     verdict: GateResult,
-    own: set[str],
-    turn_stems: dict[int, set[str]],
+    own: Set[str],
+    turn_stems: Mapping[int, Set[str]],
     last_user: int,
 ) -> dict[str, float]:
-    words = content_words(message)
+    a = analyze(message)
+    words = a.content_words
     weights = [salience.weight(w) for w in words]
     distinctive = [w for w in weights if w >= 0.5]
     in_history = set().union(*turn_stems.values()) if turn_stems else set()
@@ -267,8 +318,8 @@ def _message_features(
         "msg_words": min(len(words), 10) / 10,
         "msg_distinctive": min(len(distinctive), 5) / 5,
         "msg_max_idf": max(weights, default=0.0),
-        "msg_referent": float(bool(find_referents(message))),
-        "msg_ellipsis": float(find_ellipsis(message) is not None),
+        "msg_referent": float(bool(a.referents)),
+        "msg_ellipsis": float(a.ellipsis is not None),
         "msg_gate": float(verdict.needs_resolution),
         "msg_names": float(bool(names_in(message))),
         "depth": min(sum(1 for t in history if t.role == "user"), 10) / 10,

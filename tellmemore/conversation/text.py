@@ -170,15 +170,43 @@ def surface_form(phrase: str, texts: Iterable[str]) -> str:
     Users type lower case; the assistant's answer or the documents usually carry the
     proper casing, which reads better in "Searching for: ..." and matches nothing worse.
     """
-    # not inside a code: "Pro" is not cased as "PRO" from "CC-PRO-2026"
-    pattern = re.compile(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", re.IGNORECASE)
     best, best_upper = phrase, sum(c.isupper() for c in phrase)
     for text in texts:
-        for m in pattern.finditer(text):
-            upper = sum(c.isupper() for c in m.group(0))
-            if upper > best_upper and not _opens_sentence(text, m.start(), m.group(0)):
-                best, best_upper = m.group(0), upper
+        for start, found in _occurrences(phrase, text):
+            upper = sum(c.isupper() for c in found)
+            if upper > best_upper and not _opens_sentence(text, start, found):
+                best, best_upper = found, upper
     return best
+
+
+def _occurrences(phrase: str, text: str) -> list[tuple[int, str]]:
+    """Where `phrase` occurs in `text` as a whole phrase, in any case, and as written
+    there; not inside a code ("Pro" is not "PRO" of "CC-PRO-2026")."""
+    needle = phrase.lower()
+    low = _lowered(text)
+    if not needle or len(low) != len(text):  # a letter whose lower case is longer
+        pattern = re.compile(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", re.IGNORECASE)
+        return [(m.start(), m.group(0)) for m in pattern.finditer(text)]
+    out = []
+    i = low.find(needle)
+    while i >= 0:
+        j = i + len(needle)
+        if (i == 0 or not _inside_word(text[i - 1])) and (
+            j == len(text) or not _inside_word(text[j])
+        ):
+            out.append((i, text[i:j]))
+        i = low.find(needle, j if j > i else i + 1)
+    return out
+
+
+def _inside_word(c: str) -> bool:
+    return c.isalnum() or c in "_-"
+
+
+@functools.lru_cache(maxsize=4096)
+def _lowered(text: str) -> str:
+    """`text` lower-cased, once per text (every phrase shown is cased from the same turns)."""
+    return text.lower()
 
 
 _SENTENCE_START = lexicon.pattern("sentence_start")

@@ -31,7 +31,13 @@ def applies(st: RunState, m: Follow) -> bool:
 
 
 def run(st: RunState, m: Follow) -> Resolution | None:
-    return carry(st, m.message, m.cands, topic=True, verdict=m.verdict)
+    if selector_vetoes(st, m.message, m.verdict):
+        return Resolution(query=m.message)  # vetoed before any candidate is read
+    if not m.cands:
+        from tellmemore.conversation.passes.dispatch import read_candidates
+
+        read_candidates(st, m)
+    return carry(st, m.message, m.cands, topic=True, verdict=m.verdict, vetted=True)
 
 
 def carry(
@@ -42,14 +48,16 @@ def carry(
     topic: bool,
     typed: str | None = None,
     verdict: GateResult | None = None,
+    vetted: bool = False,
 ) -> Resolution:
     """Too little signal: append the salient phrases of the user's recent and first
     turns (design.md: phrases carry better than single high-IDF terms), unless the
     learned selector sees nothing in the history a person would carry (a new
     subject in few words: "Is privacy protected?"). `topic`: the message lacks a subject
     (the selector may veto); else an ellipsis asked for more. `typed`: the message as the
-    user typed it, the binding's key (`message` may hold bindings already)."""
-    if topic and selector_vetoes(st, message, verdict):
+    user typed it, the binding's key (`message` may hold bindings already). `vetted`:
+    the selector was asked already."""
+    if topic and not vetted and selector_vetoes(st, message, verdict):
         return Resolution(query=message)
     user = [c for c in cands if c.role in ("user", "summary")]
     picked: list[Candidate] = []

@@ -6,19 +6,14 @@ its cases."""
 
 from __future__ import annotations
 
+from tellmemore.conversation.analysis import analyze
 from tellmemore.conversation.binding import collect_candidates
 from tellmemore.conversation.gate import gate
 from tellmemore.conversation.passes import bind, carry, definite, ellipsis, repair
 from tellmemore.conversation.passes.alternatives import clarification_reply
 from tellmemore.conversation.passes.base import Follow, Pass
 from tellmemore.conversation.passes.state import ALTERNATIVE_KINDS, RunState, with_passes
-from tellmemore.conversation.referents import (
-    ReferentKind,
-    find_ellipsis,
-    find_referents,
-    no_answer_complaint,
-)
-from tellmemore.conversation.text import content_words, stem, tokenize
+from tellmemore.conversation.referents import ReferentKind
 from tellmemore.types import Resolution
 
 
@@ -48,7 +43,7 @@ def resolve(st: RunState, message: str, *, depth: int, prefer: str | None = None
     """`message` made standalone over `st`'s history; `prefer`: the option a clarification
     reply chose (a sub-run re-resolving the question it answered)."""
     st.depth = depth
-    if not tokenize(message):
+    if not analyze(message).tokens:
         return Resolution(query=message)
     if prefer is None and not any(t.content.strip() for t in st.history):
         # a first question binds nothing, unless a clarification reply chose for it
@@ -57,32 +52,33 @@ def resolve(st: RunState, message: str, *, depth: int, prefer: str | None = None
         chained = clarification_reply(st, message, depth)
         if chained is not None:
             return with_passes(chained, "alternatives")
-    st.salience.prime([message, st.context.summary, *st.read_texts()])
-    refs = find_referents(message)
-    found = find_ellipsis(message)
-    complaint = no_answer_complaint(message) if found is None else None
-    m = Follow(message, depth, prefer, refs, found, complaint)
+    said = [analyze(message).vocabulary, analyze(st.context.summary).vocabulary]
+    st.salience.prime_words([*said, *st.read_vocabularies()])
+    a = analyze(message)
+    found = a.ellipsis
+    complaint = a.complaint if found is None else None
+    m = Follow(message, depth, prefer, list(a.referents), found, complaint)
     off = st.context.disabled_passes
     for p in PASSES:
         if p.NAME in off and p is not bind:  # bind skips its referents one pass at a time
             continue
         if not p.applies(st, m):
             continue
-        if p in (bind, ellipsis, carry) and not m.cands:
-            _read_candidates(st, m)
+        if p in (bind, ellipsis) and not m.cands:
+            read_candidates(st, m)  # carry reads them itself, after the selector's veto
         res = p.run(st, m)
         if res is not None:
             return res
     return Resolution(query=message)
 
 
-def _read_candidates(st: RunState, m: Follow) -> None:
+def read_candidates(st: RunState, m: Follow) -> None:
     """The antecedent candidates (none the message already says, no table column, nothing
     the previous ellipsis swapped out) and, when a referent asks for them, list items."""
     cands = collect_candidates(
         st.history, st.salience, window=st.context.window, summary=st.context.summary
     )
-    own = {stem(w) for w in content_words(m.message)}
+    own = analyze(m.message).stems
     dropped = st.swapped_out()
     m.cands = [
         c

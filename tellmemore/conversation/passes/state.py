@@ -11,12 +11,12 @@ from typing import Literal
 
 from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
+from tellmemore.conversation.analysis import analyze
 from tellmemore.conversation.binding import (
     Candidate,
     Phrase,
     Salience,
     phrases,
-    sentences,
 )
 from tellmemore.conversation.decide import decide
 from tellmemore.conversation.gate import gate
@@ -33,7 +33,6 @@ from tellmemore.conversation.referents import (
     Ellipsis,
     Referent,
     ReferentKind,
-    find_ellipsis,
     find_referents,
     no_answer_complaint,
 )
@@ -165,7 +164,8 @@ class RunState:
         if self._prev_parts is None:
             previous = self.previous()
             text = previous[1] if previous is not None else ""
-            self._prev_parts = (find_referents(text), find_ellipsis(text)) if text else ([], None)
+            a = analyze(text)
+            self._prev_parts = (list(a.referents), a.ellipsis) if text else ([], None)
         return self._prev_parts
 
     def previous_resolved(self) -> tuple[RunState, Resolution] | None:
@@ -227,18 +227,18 @@ class RunState:
             None,
         )
 
-    def read_texts(self) -> list[str]:
-        """The texts candidates come from (user turns of the window + the first one, the
-        opening of the last answer): primed in one term_stats call."""
+    def read_vocabularies(self) -> list[frozenset[str]]:
+        """The words candidates come from (user turns of the window + the first one, the
+        opening of the last answer), from their analyses: primed in one term_stats call."""
         out = []
         window = self.context.window
         users = [i for i, t in enumerate(self.history) if t.role == "user"]
         keep = set(users[-window:]) | set(users[:1])
         for i in keep:
-            out.append(self.history[i].content)
+            out.append(analyze(self.history[i].content).vocabulary)
         last = next((t for t in reversed(self.history) if t.role == "assistant"), None)
         if last is not None:
-            out.append(" ".join(sentences(last.content)[: C.ASSISTANT_SENTENCES]))
+            out.append(analyze(last.content).opening_words(C.ASSISTANT_SENTENCES)[0])
         return out
 
     def is_column(self, c: Candidate) -> bool:

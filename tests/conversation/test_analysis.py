@@ -1,0 +1,104 @@
+"""One analysis per text: its parts agree with the package's splitter, tokenizer and
+chunker; it is made once per text; an answer prepared when stored is ready next turn."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tellmemore.analysis import sentence_spans, split_sentences, tokenize
+from tellmemore.conversation import constants as C
+from tellmemore.conversation.analysis import Analysis, analyze
+from tellmemore.conversation.phrases import parse_phrases, phrases
+from tellmemore.conversation.prepare import prepare_answer
+from tellmemore.conversation.text import content_words, readable, surface_form
+
+ANSWER = (
+    "Two tiers. Standard escalation routes a ticket to the on-call engineer within 4 hours. "
+    "Enterprise escalation adds a named account manager.\n"
+    "Pricing overview\n"
+    "Status Page sends alerts. The Pro plan costs $49 a month, e.g. for ten sites. "
+    "It includes Status Page."
+)
+
+
+def _sentence_parse(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The phrases of each sentence parsed on its own (the definition)."""
+    out = []
+    for s in split_sentences(text):
+        out += [(p.text, p.stems) for p in parse_phrases(s, tokenize(s))]
+    return out
+
+
+def test_sentences_are_the_splitters_and_their_spans_point_into_the_text() -> None:
+    a = Analysis(ANSWER)
+    assert list(a.sentences) == split_sentences(ANSWER)
+    assert [ANSWER[x:y] for x, y in sentence_spans(ANSWER)] == split_sentences(ANSWER)
+    assert "e.g. for ten sites" in a.sentences[-2]  # an abbreviation ends no sentence
+
+
+def test_phrases_are_parsed_sentence_by_sentence_from_one_token_list() -> None:
+    a = Analysis(ANSWER)
+    assert [(p.text, p.stems) for p in a.phrases] == _sentence_parse(ANSWER)
+    # a heading line never runs into the line after it
+    assert not any("\n" in p.text for p in a.phrases)
+    assert "Pricing overview" in {p.text for p in a.phrases}
+    whole = parse_phrases(ANSWER, tokenize(ANSWER))  # the text as one run of tokens
+    assert any("\n" in p.text for p in whole)  # which is what the split avoids
+
+
+def test_an_opening_is_a_slice_of_the_same_parse() -> None:
+    a = Analysis(ANSWER)
+    first_two = " ".join(a.sentences[:2])
+    assert [(p.text, p.stems) for p in a.opening(2)] == _sentence_parse(first_two)
+    assert a.phrases_in([1, 0]) == [*a.sentence_phrases(1), *a.sentence_phrases(0)]
+    assert a.phrases_in([99]) == []
+    vocab, stems = a.opening_words(2)
+    assert vocab == frozenset(content_words(first_two))
+    assert "escal" in stems and "page" not in stems
+
+
+def test_cue_spans_are_the_referents_and_the_ellipsis() -> None:
+    a = analyze("and for the Starter plan, how much is it?")
+    assert a.ellipsis is not None and a.ellipsis.opener.lower().startswith("and")
+    b = analyze("how much does the second one cost?")
+    assert [r.text for r in b.referents] == ["the second one"]
+    assert analyze("why can't you answer such a simple question?").complaint is not None
+
+
+def test_a_text_is_analysed_once_and_a_huge_one_is_never_kept() -> None:
+    assert analyze(ANSWER) is analyze(ANSWER)
+    assert analyze(ANSWER).phrases is analyze(ANSWER).phrases
+    huge = "word " * (C.CACHE_MAX_CHARS // 5 + 10)
+    assert analyze(huge) is not analyze(huge)
+
+
+def test_phrases_of_a_text_are_its_analysis() -> None:
+    assert [(p.text, p.stems) for p in phrases(ANSWER)] == _sentence_parse(ANSWER)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab Cd.!?\n e.g. U.S. 12,500 x-y '\""), max_size=120))
+def test_spans_and_parse_agree_with_the_definition_on_any_text(text: str) -> None:
+    a = Analysis(text)
+    assert list(a.sentences) == split_sentences(text)
+    assert [(p.text, p.stems) for p in a.phrases] == _sentence_parse(text)
+    n = 2
+    assert a.opening_words(n)[0] == frozenset(content_words(" ".join(a.sentences[:n])))
+
+
+def test_an_answer_prepared_when_stored_is_ready_for_the_next_turn() -> None:
+    answer = "Cloud Connect links your sites. It costs $99 a month. Plan: Pro; Sites: 10."
+    prepare_answer(answer)
+    a = analyze(readable(answer[: C.MAX_READ_CHARS]))
+    assert "tokens" in vars(a)  # made when stored, not when the next question comes
+    assert a._sentence_phrases  # the opening's phrases were parsed
+    prepare_answer("")  # nothing to prepare is no error
+
+
+def test_surface_form_without_a_regex_keeps_whole_phrases_and_any_case() -> None:
+    assert surface_form("pro", ["Plan code: CC-PRO-2026", "Plan: Pro; price"]) == "Pro"
+    assert surface_form("pro", ["the PRO_X code", "a pro"]) == "pro"  # inside a word
+    assert surface_form("cloud connect", ["we sell Cloud Connect."]) == "Cloud Connect"
+    # a letter whose lower case is longer ("İ"): the spans differ, the regex decides
+    assert surface_form("status page", ["İ see. Status Page is up"]) == "Status Page"
