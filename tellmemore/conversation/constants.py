@@ -80,6 +80,11 @@ alternatives just discussed."""
 # --- phrasings searched (conversation/phrasings.py) -----------------------------------
 MESSAGE_WEIGHT = 1.0
 """Fusion weight of the message as typed, next to the resolved query (1.0)."""
+CARRY_QUERY_WEIGHT = 0.5
+"""Fusion weight of a topic carry's query ("Clusters (NodeSync, worker node)"), whose added
+phrases are the resolver's guess: the message as typed keeps MESSAGE_WEIGHT. At 1.0 the
+carry lost 0.0054 / 0.0067 on held-out cloud / govt; at 0.5 it loses at most 0.0031 on any
+held-out domain against no carry (bench/results/loo_carry.md)."""
 HISTORY_PHRASING_WEIGHT = 0.3
 """Fusion weight of the history phrasing (message + salient user phrases); 0: off."""
 HISTORY_PHRASING = "turns"

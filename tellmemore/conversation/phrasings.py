@@ -74,7 +74,7 @@ def search_phrasings(
     if resolution.ambiguous and resolution.clarification:
         return Phrasings()
     queries = [resolution.query]
-    weights = [1.0]
+    weights = [C.CARRY_QUERY_WEIGHT if resolution.passes == ("carry",) else 1.0]
     preamble = split_preamble(message)
     if preamble is not None:  # "By the way, how ...": the question is what was typed
         message = preamble.rest
