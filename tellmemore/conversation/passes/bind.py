@@ -163,7 +163,7 @@ def pass_of(ref: Referent, chose: bool) -> str:
 def _names_head(option: str, modifier: str | None) -> bool:
     """The chosen option carries the demonstrative's noun ("Ventura County" for "this
     county")."""
-    return bool(modifier) and stem(modifier) in {stem(w) for w in content_words(option)}
+    return modifier is not None and stem(modifier) in {stem(w) for w in content_words(option)}
 
 
 def bind_one(
