@@ -16,8 +16,8 @@ import logging
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.analysis import analyze
 from tellmemore.conversation.lists import column_labels, list_items
+from tellmemore.conversation.passes.readable import read_form
 from tellmemore.conversation.selector import prepare_answer as prepare_for_selector
-from tellmemore.conversation.text import readable
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +26,7 @@ def prepare_answer(answer: str) -> None:
     """Analyse `answer` as the resolver will read it next turn. Never raises: a failure
     here only means the next turn analyses it itself."""
     try:
-        text = readable(answer[: C.MAX_READ_CHARS])  # as passes/readable.py reads it
+        text = read_form("assistant", answer)  # as the next turn's RunState reads it
         a = analyze(text)
         a.opening(C.ASSISTANT_SENTENCES)
         a.opening_words(C.ASSISTANT_SENTENCES)

@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 from tellmemore.analysis import sentence_spans, split_sentences, tokenize
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.analysis import Analysis, analyze
+from tellmemore.conversation.passes.readable import read_form
 from tellmemore.conversation.phrases import parse_phrases, phrases
 from tellmemore.conversation.prepare import prepare_answer
-from tellmemore.conversation.text import content_words, readable, surface_form
+from tellmemore.conversation.text import content_words, surface_form
 
 ANSWER = (
     "Two tiers. Standard escalation routes a ticket to the on-call engineer within 4 hours. "
@@ -90,7 +91,7 @@ def test_spans_and_parse_agree_with_the_definition_on_any_text(text: str) -> Non
 def test_an_answer_prepared_when_stored_is_ready_for_the_next_turn() -> None:
     answer = "Cloud Connect links your sites. It costs $99 a month. Plan: Pro; Sites: 10."
     prepare_answer(answer)
-    a = analyze(readable(answer[: C.MAX_READ_CHARS]))
+    a = analyze(read_form("assistant", answer))
     assert "tokens" in vars(a)  # made when stored, not when the next question comes
     assert a._sentence_phrases  # the opening's phrases were parsed
     prepare_answer("")  # nothing to prepare is no error

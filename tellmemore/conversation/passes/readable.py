@@ -51,8 +51,7 @@ def _readable(
     for i in read:
         if i in prepared:
             continue
-        text = out[i].content[: C.MAX_READ_CHARS]
-        clean = readable(answer_body(text) if out[i].role == "assistant" else text)
+        clean = read_form(out[i].role, out[i].content)
         if clean != out[i].content:
             out[i] = replace(out[i], content=clean)
         if out[i].role == "user" and term_stats is not None:
@@ -60,6 +59,13 @@ def _readable(
             if fixed != out[i].content:
                 out[i] = replace(out[i], content=fixed)
     return _chosen_options(out, read), read
+
+
+def read_form(role: str, content: str) -> str:
+    """A turn as the resolver reads it: its first MAX_READ_CHARS characters, an answer
+    without its group titles, citations and markup stripped (what `prepare` analyses)."""
+    text = content[: C.MAX_READ_CHARS]
+    return readable(answer_body(text) if role == "assistant" else text)
 
 
 def _chosen_options(history: list[Turn], read: list[int]) -> list[Turn]:
