@@ -43,7 +43,20 @@ DTYPE = "f16"
 SAVE_AFTER_FRACTION = 0.1
 
 
+def _load_onnxruntime_first() -> None:
+    """Load ONNX Runtime's native library before usearch's.
+
+    With usearch 2.26 loaded first, `import onnxruntime` (1.32) dies with SIGSEGV inside its
+    module init (a C++ locale facet in libstdc++): a process with a graph (an index over
+    `index.hnsw_threshold` chunks) would crash on its first query encoded on the ONNX path.
+    In this order both work (tests/index/test_hnsw_onnx_order.py). Costs ~0.1 s, once.
+    """
+    with contextlib.suppress(ImportError):  # a torch-only install has nothing to order
+        import onnxruntime  # noqa: F401
+
+
 def _new_index(dimension: int) -> Any:
+    _load_onnxruntime_first()
     from usearch.index import Index
 
     return Index(
