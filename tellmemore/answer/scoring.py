@@ -15,7 +15,11 @@ vector against the standalone query:
 - `answer_type`: the question asks for a kind of answer (`answer_types`) and the
   sentence states one; `typed_question`: it asks for one at all;
 - `first`, `position`, `rank`, `words`, `short`, `item`: where the sentence stands in its
-  passage and the passage in the ranking, its length, whether it is a list item.
+  passage and the passage in the ranking, its length, whether it is a list item;
+- `prev_cosine`, `next_cosine`, `passage_centrality`, `passage_gap`, `cosine_rank`,
+  `passage_share`: its neighbourhood. A reference answer retells a stretch of one passage,
+  so a sentence next to one that meets the query, close to its own passage's centre, or
+  from the passage most candidates come from, is more likely in it.
 
 `Scorer` is a logistic model over them. Its weights are a plain JSON artifact
 (`sentence_weights.json`), fitted by `bench/extractive_answers.py --fit` on the MTRAG
@@ -55,6 +59,12 @@ FEATURES = (
     "words",
     "short",
     "item",
+    "prev_cosine",
+    "next_cosine",
+    "passage_centrality",
+    "passage_gap",
+    "cosine_rank",
+    "passage_share",
 )
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -119,6 +129,7 @@ def features(
         norm = float(np.linalg.norm(centre))
         if norm > 0:
             out[:, col["centrality"]] = vectors[1:] @ (centre / norm)
+        _neighbourhood(out, col, candidates, vectors[1:], cos)
     out[:, col["idf"]] = idf
     for i, (c, s) in enumerate(zip(candidates, stems, strict=True)):
         shared = q_stems & s
@@ -138,6 +149,36 @@ def features(
         out[i, col["short"]] = float(length < 4)
         out[i, col["item"]] = float(c.item)
     return out
+
+
+def _neighbourhood(
+    out: np.ndarray,
+    col: dict[str, int],
+    candidates: Sequence[Candidate],
+    vectors: np.ndarray,
+    cos: np.ndarray,
+) -> None:
+    """The neighbourhood features (see the module docstring), written into `out`."""
+    n = len(candidates)
+    at = {(c.hit_index, c.position): i for i, c in enumerate(candidates)}
+    passages: dict[int, list[int]] = {}
+    for i, c in enumerate(candidates):
+        passages.setdefault(c.hit_index, []).append(i)
+    rank = np.empty(n)
+    rank[np.argsort(-cos, kind="stable")] = np.arange(n)
+    out[:, col["cosine_rank"]] = rank / n
+    for members in passages.values():
+        centre = vectors[members].mean(axis=0)
+        norm = float(np.linalg.norm(centre))
+        if norm > 0:
+            out[members, col["passage_centrality"]] = vectors[members] @ (centre / norm)
+        out[members, col["passage_gap"]] = cos[members] - cos[members].max()
+        out[members, col["passage_share"]] = len(members) / n
+    for i, c in enumerate(candidates):
+        prev = at.get((c.hit_index, c.position - 1))
+        nxt = at.get((c.hit_index, c.position + 1))
+        out[i, col["prev_cosine"]] = cos[prev] if prev is not None else 0.0
+        out[i, col["next_cosine"]] = cos[nxt] if nxt is not None else 0.0
 
 
 @dataclass(frozen=True)
