@@ -10,7 +10,8 @@ session each is asked, then "make that shorter", then "tell me more" twice. Meas
 
 - shorter: "make that shorter" is shorter than the answer it rewrites, and cites no
   source the answer did not;
-- no repeat: "tell me more" quotes no sentence the conversation has shown;
+- no repeat: "tell me more" quotes no sentence the conversation has shown (a quoted
+  sentence carries a "[n]" marker; an abstention quotes nothing and counts as nothing new);
 - padding: a quoted table row whose words (cells, non-label columns, section) the
   question and its standalone query do not name.
 
@@ -32,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from tellmemore.assistant import Assistant  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
+from tellmemore.types import Answer  # noqa: E402
 
 NODE = Path("/usr/share/doc/nodejs")
 DEFAULT_DOCS = [
@@ -81,8 +83,12 @@ def questions(path: Path) -> list[str]:
     return [f"what about {h}?" for h in heads[::step][:QUESTIONS_PER_DOC]]
 
 
-def _quoted(answer: str) -> list[str]:
-    lines = [re.sub(r"^(?:[-*]|\d+\.)\s+", "", line) for line in answer.splitlines()]
+def _quoted(answer: Answer) -> list[str]:
+    """The document sentences an answer quotes (each ends in a "[n]" marker); an
+    abstention or a "nothing more" reply quotes none."""
+    if answer.abstained or not answer.citations:
+        return []
+    lines = [re.sub(r"^(?:[-*]|\d+\.)\s+", "", line) for line in answer.answer.splitlines()]
     parts = [p.strip() for line in lines for p in re.split(r"\s*\[\d+\]\s*", line)]
     return [p for p in parts if p and not p.endswith(":")]
 
@@ -129,11 +135,11 @@ def main() -> None:
                         c.id for c in first.citations
                     }
                     chat2 = assistant.session()
-                    shown = _quoted(chat2.ask(q).answer)
+                    shown = _quoted(chat2.ask(q))
                     for _ in range(2):
                         more = chat2.ask("tell me more")
                         counts["more_turns"] += 1
-                        new = _quoted(more.answer)
+                        new = _quoted(more)
                         counts["more_empty"] += not new
                         if set(new) & set(shown):
                             counts["more_repeats"] += 1
@@ -149,7 +155,10 @@ def main() -> None:
         "",
         "`bench/answers_real_docs.py` on " + ", ".join(f"`{d.name}`" for d in docs)
         + " (Node.js documentation as Debian ships it; not in the repository). One question "
-        "per sampled `##` heading.",
+        "per sampled `##` heading. A repeat is a quoted (cited) sentence already shown; a "
+        "\"tell me more\" that abstains or finds nothing counts as nothing new.",
+        "",
+        "Command: `HF_HUB_OFFLINE=1 .venv/bin/python bench/answers_real_docs.py`",
         "",
         "| measure | value |",
         "| --- | --- |",
