@@ -34,6 +34,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("runs", type=Path)
     parser.add_argument("--results", type=Path, default=ROOT / "bench" / "results")
+    parser.add_argument("--note", default="", help="how and where the evals ran")
     args = parser.parse_args()
     table: list[dict[str, object]] = []
     lines = [
@@ -90,7 +91,7 @@ def main() -> None:
             f"measured on {', '.join(ran) or 'nothing yet'}."
         )
         lines.append("")
-    lines[5:5] = ["## Summary", "", *summary, ""]
+    lines[5:5] = ["## Summary", "", *summary, "", *([args.note, ""] if args.note else [])]
     args.results.mkdir(parents=True, exist_ok=True)
     (args.results / "encode_quality.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (args.results / "encode_quality.json").write_text(
