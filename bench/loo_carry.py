@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -78,16 +77,9 @@ def main() -> None:
     embedder = load_embedder(settings.embedder)
     vectors = QueryVectors(args.cache / "queries", embedder)
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
-    un_dirs = {d: L.un_dir(d, Path(tempfile.gettempdir()) / "tellmemore-loo") for d in L.UN_DOMAINS}
-    mtrag = [d for d in L.DOMAINS if L.has_index(L.MTRAG / d, args.cache, embedder, settings)]
-    un = [
-        f"un-{d}" for d in L.UN_DOMAINS if L.has_index(un_dirs[d], args.cache, embedder, settings)
-    ]
-    names = [*mtrag, *un]
-    paths = {d: L.MTRAG / d for d in mtrag} | {u: un_dirs[u[3:]] for u in un}
-    domains = {
-        n: L.open_domain(n, paths[n], args.cache, embedder, settings, vectors) for n in names
-    }
+    mtrag, paths, domains = L.open_searchable(args.cache, embedder, settings, vectors)
+    names = list(paths)
+    un = [n for n in names if n not in mtrag]
     points = chosen_points(args.loo)
     strategies, _ = build_strategies(["embedded"])
     kept = {k: getattr(C, k) for v in VARIANTS.values() for k in v if k != "off"}

@@ -190,6 +190,19 @@ def open_domain(
     return Domain(label, ds, index, retriever, ctx, turns, searched)
 
 
+def open_searchable(
+    cache: Path, embedder: Embedder, settings: Settings, vectors: Any
+) -> tuple[list[str], dict[str, Path], dict[str, Domain]]:
+    """Every MTRAG domain and mtrag-un domain (named "un-<domain>") with a complete index in
+    `cache`, opened: the MTRAG names, then the dataset path and the open domain by name."""
+    un_dirs = {d: un_dir(d, Path(tempfile.gettempdir()) / "tellmemore-loo") for d in UN_DOMAINS}
+    mtrag = [d for d in DOMAINS if has_index(MTRAG / d, cache, embedder, settings)]
+    un = [f"un-{d}" for d in UN_DOMAINS if has_index(un_dirs[d], cache, embedder, settings)]
+    paths = {d: MTRAG / d for d in mtrag} | {u: un_dirs[u[3:]] for u in un}
+    domains = {n: open_domain(n, p, cache, embedder, settings, vectors) for n, p in paths.items()}
+    return mtrag, paths, domains
+
+
 def use_selector(model_path: Path | None) -> None:
     if model_path is None:
         os.environ.pop("TELLMEMORE_SELECTOR_WEIGHTS", None)
