@@ -12,9 +12,12 @@ inner punctuation kept. The thousands comma is tried only where a word ends, so 
 common case costs what the plain pattern did (a per-character alternative cost 45%)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Token:
-    """One word of a text with its character span, so rewrites can splice the original."""
+    """One word of a text with its character span, so rewrites can splice the original.
+    Read-only by convention, not frozen: a frozen dataclass is built through
+    object.__setattr__, which made building the tokens twice as slow, and every text's
+    tokens are built once per analysis (the largest share of analysing a new answer)."""
 
     text: str
     start: int

@@ -18,15 +18,18 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Iterable
+import re
+import threading
+from collections.abc import Iterable, Iterator
 from functools import cached_property
 
 from tellmemore.analysis import sentence_spans
+from tellmemore.analysis.tokens import WORD
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.ellipses import Ellipsis, find_ellipsis, no_answer_complaint
 from tellmemore.conversation.phrases import Phrase, parse_phrases
 from tellmemore.conversation.referents import Referent, find_referents
-from tellmemore.conversation.text import FUNCTION_WORDS, Token, norm, stem, tokenize
+from tellmemore.conversation.text import FUNCTION_WORDS, Token, norm, stem
 
 ANALYSIS_CACHE_TEXTS = 8192
 """Texts whose analysis is kept: many sessions' read turns (an answer, its readable form,
@@ -40,11 +43,33 @@ class Analysis:
         self.text = text
         self._sentence_phrases: dict[int, tuple[Phrase, ...]] = {}
         self._openings: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+        self._head: list[Token] = []
+        """The tokens read so far, left to right (`_read_to`): a turn reads an answer's
+        opening sentences, not its whole length."""
+        self._rest: Iterator[re.Match[str]] | None = WORD.finditer(text)
+        self._lock = threading.Lock()
 
     @cached_property
     def tokens(self) -> tuple[Token, ...]:
         """Words, codes and numbers with their character spans."""
-        return tuple(tokenize(self.text))
+        return tuple(self._read_to(len(self.text) + 1))
+
+    def _read_to(self, end: int) -> list[Token]:
+        """The tokens starting before character `end`, and perhaps a few more: the same
+        tokens `tokenize` gives (the same pattern, scanned from the start, stopped early)."""
+        head = self._head
+        if self._rest is None or (head and head[-1].start >= end):
+            return head
+        with self._lock:  # a service's threads share analyses
+            if self._rest is None or (head and head[-1].start >= end):
+                return head
+            for m in self._rest:
+                w = m.group(0)
+                head.append(Token(w, m.start(), m.end(), w.lower()))
+                if m.start() >= end:
+                    return head
+            self._rest = None  # read to the end: the whole text's tokens
+            return head
 
     @cached_property
     def words(self) -> tuple[str, ...]:
@@ -76,22 +101,19 @@ class Analysis:
         """The sentences, stripped (the package's one splitter)."""
         return tuple(self.text[a:b] for a, b in self.spans)
 
-    def _token_range(self, i: int) -> tuple[int, int]:
-        """The tokens of sentence `i`, as a range of `tokens`."""
+    def _sentence_tokens(self, i: int) -> list[Token]:
+        """The tokens of sentence `i` (those starting inside its span)."""
         a, b = self.spans[i]
-        starts = self._starts
-        return bisect.bisect_left(starts, a), bisect.bisect_left(starts, b)
-
-    @cached_property
-    def _starts(self) -> list[int]:
-        return [t.start for t in self.tokens]
+        toks = self._read_to(b)
+        lo = bisect.bisect_left(toks, a, key=_start)
+        return toks[lo : bisect.bisect_left(toks, b, lo, key=_start)]
 
     def sentence_phrases(self, i: int) -> tuple[Phrase, ...]:
-        """The noun phrases of sentence `i`, parsed once."""
+        """The noun phrases of sentence `i`, parsed once (and kept by its characters:
+        `_phrases_of`)."""
         found = self._sentence_phrases.get(i)
         if found is None:
-            lo, hi = self._token_range(i)
-            found = self._sentence_phrases[i] = parse_phrases(self.text, self.tokens[lo:hi])
+            found = self._sentence_phrases[i] = _phrases_of(self.text, self._sentence_tokens(i))
         return found
 
     @cached_property
@@ -113,14 +135,15 @@ class Analysis:
         """The content words of the first `n` sentences and their stems, kept per `n`."""
         found = self._openings.get(n)
         if found is None:
-            end = self._token_range(n - 1)[1] if 0 < n <= len(self.spans) else len(self.tokens)
-            vocab = frozenset(self.content_words[: self._content_before(end)])
+            if 0 < n <= len(self.spans):
+                end = self.spans[n - 1][1]
+                toks = self._read_to(end)
+                words = (norm(t.text) for t in toks[: bisect.bisect_left(toks, end, key=_start)])
+                vocab = frozenset(w for w in words if w not in FUNCTION_WORDS)
+            else:
+                vocab = self.vocabulary
             found = self._openings[n] = (vocab, frozenset(stem(w) for w in vocab))
         return found
-
-    def _content_before(self, end: int) -> int:
-        """How many content words the first `end` tokens hold."""
-        return sum(1 for w in self.words[:end] if w not in FUNCTION_WORDS)
 
     @cached_property
     def referents(self) -> tuple[Referent, ...]:
@@ -136,6 +159,50 @@ class Analysis:
     def complaint(self) -> str | None:
         """ "why can't you answer?": the words of a complaint about no answer, if any."""
         return no_answer_complaint(self.text)
+
+
+def _start(t: Token) -> int:
+    return t.start
+
+
+def _phrases_of(text: str, toks: list[Token]) -> tuple[Phrase, ...]:
+    """The phrases of one sentence given as its tokens. The parse reads only the characters
+    from its first token to its last, so it is kept by them: the same sentence in another
+    text (the selector reads an answer's opening joined into one text; a question asked
+    again) is parsed once."""
+    if not toks:
+        return ()
+    a, b = toks[0].start, toks[-1].end
+    if b - a > C.CACHE_MAX_CHARS:
+        return parse_phrases(text, toks)
+    return _parsed(_Sentence(text[a:b], text, toks))
+
+
+class _Sentence:
+    """A sentence as a cache key: its characters. The text and tokens it is parsed from
+    are dropped once it is parsed, so the cache keeps only the sentence itself."""
+
+    __slots__ = ("key", "text", "toks")
+
+    def __init__(self, key: str, text: str, toks: list[Token]) -> None:
+        self.key, self.text, self.toks = key, text, toks
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Sentence) and self.key == other.key
+
+
+PARSED_SENTENCES = 16384
+"""Sentences whose phrases are kept."""
+
+
+@functools.lru_cache(maxsize=PARSED_SENTENCES)
+def _parsed(s: _Sentence) -> tuple[Phrase, ...]:
+    found = parse_phrases(s.text, s.toks)
+    s.text, s.toks = "", []
+    return found
 
 
 def analyze(text: str) -> Analysis:

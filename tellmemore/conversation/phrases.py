@@ -149,9 +149,10 @@ def parse_phrases(text: str, toks: Sequence[Token]) -> tuple[Phrase, ...]:
 
     for i, tok in enumerate(toks):
         between = text[toks[i - 1].end : tok.start] if i else ""
-        if i == 0 or _SENTENCE_END.search(between):
+        plain = between == " "  # the common case: neither pattern can match one space
+        if i == 0 or (not plain and _SENTENCE_END.search(between)):
             initial.add(tok.start)
-        if i > 0 and _BREAK_PUNCT.search(between):
+        if i > 0 and not plain and _BREAK_PUNCT.search(between):
             flush(at_break=True)
             do_pending = False
             last_prep, last_det, last_fn = None, False, ""

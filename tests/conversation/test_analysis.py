@@ -103,3 +103,35 @@ def test_surface_form_without_a_regex_keeps_whole_phrases_and_any_case() -> None
     assert surface_form("cloud connect", ["we sell Cloud Connect."]) == "Cloud Connect"
     # a letter whose lower case is longer ("İ"): the spans differ, the regex decides
     assert surface_form("status page", ["İ see. Status Page is up"]) == "Status Page"
+
+
+def test_a_long_answer_is_read_only_as_far_as_its_opening_and_agrees_with_the_whole() -> None:
+    """The next turn reads an answer's opening (candidates, the selector): its tokens are
+    read that far, not through the whole answer, and they are the tokenizer's."""
+    long = ANSWER + " " + " ".join(f"Site {i} has {i} routers in rack {i}." for i in range(60))
+    a = Analysis(long)
+    opening = a.opening(3)
+    vocab = a.opening_words(3)[0]
+    assert len(a._head) < len(tokenize(long)) // 4  # the opening's tokens only
+    assert [(p.text, p.stems) for p in opening] == _sentence_parse(" ".join(a.sentences[:3]))
+    assert vocab == frozenset(content_words(" ".join(a.sentences[:3])))
+    assert a.tokens == tuple(tokenize(long))  # read on to the end when asked for
+    assert a.opening(3) == opening and a.phrases[: len(opening)] == tuple(opening)
+
+
+def test_a_sentence_is_parsed_once_whatever_text_it_is_in() -> None:
+    """The parse of a sentence reads only its own characters, so the same sentence in
+    another text (the selector joins an answer's opening into one text) is not parsed
+    again, and gives what parsing it there would."""
+    from tellmemore.conversation import analysis
+
+    first = Analysis("Cloud Connect links your sites.\nThe Kestrel Edge plan costs $417 a month.")
+    joined = Analysis("Cloud Connect links your sites. The Kestrel Edge plan costs $417 a month.")
+    misses = analysis._parsed.cache_info().misses
+    one = first.sentence_phrases(1)
+    assert analysis._parsed.cache_info().misses == misses + 1
+    assert joined.sentence_phrases(1) is one  # found, not parsed
+    assert analysis._parsed.cache_info().misses == misses + 1
+    assert [(p.text, p.stems) for p in one] == _sentence_parse(
+        "The Kestrel Edge plan costs $417 a month."
+    )
