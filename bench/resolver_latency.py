@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/resolver_latency.py --sweeps 5               # the committed run
     .venv/bin/python bench/resolver_latency.py --sweeps 5 --stateless   # a stateless caller
+    .venv/bin/python bench/resolver_latency.py --sweeps 5 --stateless --served
 
 Each turn runs once per sweep, in conversation order, as a service meets it: the history
 texts were analysed on earlier turns (`conversation/analysis.py` keeps one analysis per
@@ -10,10 +11,14 @@ text), the newest question was not. By default the conversation is a stored sess
 (state.db), and the last answer was analysed when the previous turn stored it
 (`conversation/prepare.py`, called by turn.py; untimed here, as it is off the next turn's
 path). `--stateless`: no stored resolutions and no prepared answer (an API caller that
-sends the whole history). Every sweep starts from empty text caches; per turn the least
-time over the sweeps is kept, which takes the loaded machine's noise out without warming
-anything (a best-of-N run of one turn would time the caches instead). Wall time and the
-thread's CPU time are both reported.
+sends the whole history to a process that did not produce its last answer: the cold
+case). `--stateless --served`: no stored resolutions, but the last answer was analysed
+when this process produced it, as a server answering a stateless caller does (the OpenAI
+door or /v1/chat with `history`: turn.py prepares every answer it sends, and the caller
+sends it back as history; untimed, as for a stored session). Every sweep starts from
+empty text caches; per turn the least time over the sweeps is kept, which takes the
+loaded machine's noise out without warming anything (a best-of-N run of one turn would
+time the caches instead). Wall time and the thread's CPU time are both reported.
 
 For each turn the timed work is what the turn pipeline adds before retrieval:
 `correct_spelling(message, term_stats)`, `gate(message, history, term_stats)`, when it
@@ -149,11 +154,12 @@ Stored = dict[tuple[str, int], tuple[str, Resolution]]
 """A session's stored resolutions: (conversation, turn) -> (message, its resolution)."""
 
 
-def history_of(row: dict, stored: Stored | None) -> list[Turn]:
+def history_of(row: dict, stored: Stored | None, served: bool = False) -> list[Turn]:
     """The row's history; with `stored`, each user turn carries the resolution it got when
     it was asked, as a session read from state.db does, and the last answer was analysed
     when it was stored (`turn.py` calls `prepare_answer` as it records the turn, while the
-    user reads the answer). None: a stateless caller, whose history is all analysed here."""
+    user reads the answer). None: a stateless caller, whose history is all analysed here
+    unless `served` (this process produced the last answer and prepared it then)."""
     out = []
     n = 0
     for t in row["history"]:
@@ -164,13 +170,17 @@ def history_of(row: dict, stored: Stored | None) -> list[Turn]:
                 said = stored.get((row["conversation_id"], n))
                 res = said[1] if said is not None and said[0] == t["content"] else None
         out.append(Turn(t["role"], t["content"], resolution=res))
-    if stored is not None and out and out[-1].role == "assistant":
+    if (stored is not None or served) and out and out[-1].role == "assistant":
         prepare_answer(out[-1].content)  # untimed: the previous turn did it
     return out
 
 
 def extra_sweeps(
-    rows: list[dict], stats: Callable[[Iterable[str]], TermStats], sweeps: int, stateless: bool
+    rows: list[dict],
+    stats: Callable[[Iterable[str]], TermStats],
+    sweeps: int,
+    stateless: bool,
+    served: bool = False,
 ) -> list[tuple[float, float]]:
     """Per turn, the least (wall, CPU) of `sweeps` more sweeps over the conversations, each
     from empty caches: the same work as the reported sweep, less the machine's noise."""
@@ -179,17 +189,19 @@ def extra_sweeps(
         clear_caches()
         stored: Stored = {}
         for k, row in enumerate(rows):
-            history = history_of(row, None if stateless else stored)
+            history = history_of(row, None if stateless else stored, served)
             wall, cpu, _, kept = time_turn(row["message"], history, stats)
             stored[(row["conversation_id"], row["turn"])] = (row["message"], kept)
             best[k] = (min(best[k][0], wall), min(best[k][1], cpu))
     return best
 
 
-def run_domain(domain: Path, repeat: int, sweeps: int = 1, stateless: bool = False) -> dict:
+def run_domain(
+    domain: Path, repeat: int, sweeps: int = 1, stateless: bool = False, served: bool = False
+) -> dict:
     stats = corpus_stats(domain / "corpus.jsonl")
     rows = load_turns(domain / "conversations.jsonl")
-    floor = extra_sweeps(rows, stats, sweeps - 1, stateless)
+    floor = extra_sweeps(rows, stats, sweeps - 1, stateless, served)
     clear_caches()
     stored: Stored = {}
     concat = ConcatResolver()
@@ -204,7 +216,7 @@ def run_domain(domain: Path, repeat: int, sweeps: int = 1, stateless: bool = Fal
     }
     examples = []
     for k, row in enumerate(rows):
-        history = history_of(row, None if stateless else stored)
+        history = history_of(row, None if stateless else stored, served)
         message = row["message"]
         ctx = ResolveContext(term_stats=stats)
         best, best_cpu = floor[k] if floor else (float("inf"), float("inf"))
@@ -281,8 +293,14 @@ def write_md(results: dict, path: Path) -> None:
         "earlier turns, the newest answer not); term statistics from the domain's pooled "
         "corpus (Porter-stem document frequencies in memory). "
         + (
-            "Stateless: history turns carry no stored resolution, the previous question is "
-            "resolved again when a pass needs it."
+            "Stateless, served: history turns carry no stored resolution (the previous "
+            "question is resolved again when a pass needs it), but the last answer was "
+            "analysed when this process produced it (turn.py prepares every answer it sends; "
+            "a stateless caller sends it back as history), untimed here."
+            if results.get("served")
+            else "Stateless, cold: history turns carry no stored resolution, the previous "
+            "question is resolved again when a pass needs it, and the last answer is "
+            "analysed on this turn's path (a process that did not produce it)."
             if results.get("stateless")
             else "As a stored session (state.db): each earlier user turn carries the resolution "
             "it got when it was asked, so the previous question is read, not resolved again, "
@@ -359,6 +377,12 @@ def main() -> None:
         help="sweeps over the conversations, each from empty caches; per turn the least "
         "time is kept (the machine's noise out, the caches' state as in one sweep)",
     )
+    parser.add_argument(
+        "--served",
+        action="store_true",
+        help="with --stateless: the last answer was prepared when this process produced it "
+        "(a server answering a stateless caller)",
+    )
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
@@ -369,6 +393,7 @@ def main() -> None:
         "repeat": args.repeat,
         "sweeps": args.sweeps,
         "stateless": args.stateless,
+        "served": args.stateless and args.served,
         "domains": {},
     }
     pooled: list[float] = []
@@ -376,7 +401,7 @@ def main() -> None:
     skipped = 0
     for d in domains:
         print(f"{d.name}: building term statistics ...", file=sys.stderr)
-        r = run_domain(d, args.repeat, args.sweeps, args.stateless)
+        r = run_domain(d, args.repeat, args.sweeps, args.stateless, results["served"])
         pooled += r.pop("_samples")
         pooled_cpu += r.pop("_cpu_samples")
         skipped += round(r["skip_share"] * r["turns"])
@@ -395,6 +420,7 @@ def main() -> None:
     }
     args.out.mkdir(parents=True, exist_ok=True)
     name = "resolver_latency_stateless" if args.stateless else "resolver_latency"
+    name += "_served" if results["served"] else ""
     (args.out / f"{name}.json").write_text(json.dumps(results, indent=2) + "\n")
     write_md(results, args.out / f"{name}.md")
     print(f"wrote {args.out / name}.md", file=sys.stderr)

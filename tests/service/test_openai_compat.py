@@ -249,3 +249,30 @@ def test_cutting_references_is_linear_on_a_crafted_history() -> None:
     crafted = "\n\n**Sources**\n1. a\n" * 100_000 + "not a reference"
     assert wire.strip_sources(crafted) == crafted
     assert wire.strip_sources(crafted + "\n\n**Sources**\n1. b") == crafted
+
+
+def test_the_answer_a_stateless_caller_sends_back_was_analysed_when_it_was_produced(
+    live_server: Callable[..., str], sample_project: Path
+) -> None:
+    """A stateless caller sends the server's own answer back as history: the server
+    analysed it as it answered (conversation/prepare.py, in `_finish`), so the next request
+    finds it in the analysis cache instead of parsing it on its own path."""
+    from tellmemore.conversation import analysis
+    from tellmemore.conversation.passes.readable import read_form
+
+    base = live_server(sample_project)
+    analysis._cached.cache_clear()
+    messages = [{"role": "user", "content": TURNS[0]}]
+    done = sdk(base).chat.completions.create(model="tellmemore", messages=messages)  # type: ignore[arg-type]
+    content = done.choices[0].message.content or ""
+    _, history = wire.to_turn(
+        [wire.ChatMessage(role="user", content=TURNS[0]),
+         wire.ChatMessage(role="assistant", content=content),
+         wire.ChatMessage(role="user", content=TURNS[1])]
+    )  # fmt: skip
+    sent_back = read_form("assistant", history[-1]["content"])  # as the next turn reads it
+    assert "Sources" not in sent_back and "escalation" in sent_back.lower()
+    hits = analysis._cached.cache_info().hits
+    a = analysis.analyze(sent_back)
+    assert analysis._cached.cache_info().hits == hits + 1  # made by the server, not here
+    assert a._sentence_phrases  # its opening was parsed when the answer was produced
