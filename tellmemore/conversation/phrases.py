@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tellmemore.analysis import lexicon, split_sentences
+from tellmemore.analysis import stem as _stem
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.text import (
     AUXILIARIES,
@@ -16,7 +17,6 @@ from tellmemore.conversation.text import (
     Token,
     is_protected,
     norm,
-    stem,
 )
 
 PREPOSITIONS = lexicon.words("binding_prepositions")
@@ -134,6 +134,8 @@ def parse_phrases(text: str, toks: Sequence[Token]) -> tuple[Phrase, ...]:
 
     def flush(at_break: bool = False, verb_follows: bool = False) -> None:
         nonlocal run
+        if not run:
+            return
         while run and run[-1].low in _JOINERS:
             run.pop()
         if do_subject and not verb_follows and len(run) > 1 and run[-1].text.islower():
@@ -188,7 +190,7 @@ def parse_phrases(text: str, toks: Sequence[Token]) -> tuple[Phrase, ...]:
             continue
         if (
             joiner
-            or _noun_of_compound(toks, i, run, do_subject)
+            or (run and not do_subject and _noun_of_compound(toks, i, run, do_subject))
             or (low not in FUNCTION_WORDS and low not in COMMON_VERBS and low)
         ):
             if not run:
@@ -325,7 +327,7 @@ def _cut(
         pieces = [run[i : i + C.MAX_PHRASE_WORDS] for i in range(0, len(run), C.MAX_PHRASE_WORDS)]
     out = []
     for n, piece in enumerate(pieces):
-        stems = tuple(stem(t.text) for t in piece if norm(t.text) not in _JOINERS)
+        stems = tuple(_stem(w) for t in piece if (w := norm(t.text)) not in _JOINERS)
         if not stems:
             continue
         caps = any(
@@ -345,10 +347,11 @@ def _cut(
 
 def _fitting_pair(run: list[Token]) -> bool:
     """A long run that is two phrases joined by one "and", each short enough to keep."""
+    if len(run) <= C.MAX_PHRASE_WORDS:
+        return False
     joins = [i for i, t in enumerate(run) if t.low in ("and", "&")]
     return (
-        len(run) > C.MAX_PHRASE_WORDS
-        and len(joins) == 1
+        len(joins) == 1
         and 0 < joins[0] <= C.MAX_PHRASE_WORDS
         and len(run) - joins[0] - 1 <= C.MAX_PHRASE_WORDS
     )
