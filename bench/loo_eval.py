@@ -6,8 +6,8 @@ For each MTRAG domain D of clapnq, cloud and govt:
 1. the learned selector (`conversation/selector.py`, trained on human rewrites by
    `scripts/train_selector.py`) is retrained on the other two domains;
 2. the phrasing constants (history-phrasing weight, the phrasing fusion's RRF k and QPP
-   exponent; `GRID`) are chosen by mean follow-up nDCG@5 of `embedded` on the other two
-   domains, with that selector;
+   exponent, the context phrasing's weight; `GRID`) are chosen by mean follow-up nDCG@5
+   of `embedded` on the other two domains, with that selector;
 3. raw, concat, embedded (the default) and oracle (the human rewrite) are run on D with
    that selector and those constants, exactly as `tellmemore eval` runs them (typo fixes,
    the gate, the resolver, `search_phrasings`, weighted RRF, default hybrid retriever).
@@ -79,6 +79,7 @@ GRID: dict[str, tuple[float, ...]] = {
     "HISTORY_PHRASING_WEIGHT": (0.3, 0.5),
     "MULTI_QUERY_RRF_K": (20.0, 60.0),
     "MULTI_QUERY_QPP": (1.0, 2.0),
+    "CONTEXT_QUERY_WEIGHT": (0.0, 0.3, 0.5),
 }
 """The fitted constants of the phrasing fusion (each was chosen on MTRAG by an earlier
 round) and the values tried for them on the fit domains."""
@@ -234,6 +235,11 @@ def apply(point: Point) -> None:
     C.HISTORY_PHRASING_WEIGHT = values["HISTORY_PHRASING_WEIGHT"]
     retrieval.MULTI_QUERY_RRF_K = values["MULTI_QUERY_RRF_K"]  # type: ignore[assignment]
     retrieval.MULTI_QUERY_QPP = values["MULTI_QUERY_QPP"]
+    C.CONTEXT_QUERY_WEIGHT = values.get("CONTEXT_QUERY_WEIGHT", _COMMITTED_CONTEXT)
+
+
+_COMMITTED_CONTEXT = C.CONTEXT_QUERY_WEIGHT
+"""A point chosen before the context phrasing existed (an older loo_eval.json) keeps it."""
 
 
 def measure(
@@ -282,6 +288,7 @@ def defaults() -> Point:
         ("HISTORY_PHRASING_WEIGHT", C.HISTORY_PHRASING_WEIGHT),
         ("MULTI_QUERY_RRF_K", float(retrieval.MULTI_QUERY_RRF_K)),
         ("MULTI_QUERY_QPP", float(retrieval.MULTI_QUERY_QPP)),
+        ("CONTEXT_QUERY_WEIGHT", C.CONTEXT_QUERY_WEIGHT),
     )
 
 

@@ -30,6 +30,7 @@ def _fmt(point: Point) -> str:
     return (
         f"w {v['HISTORY_PHRASING_WEIGHT']:g}, k {v['MULTI_QUERY_RRF_K']:g}, "
         f"qpp {v['MULTI_QUERY_QPP']:g}"
+        + (f", ctx {v['CONTEXT_QUERY_WEIGHT']:g}" if "CONTEXT_QUERY_WEIGHT" in v else "")
     )
 
 

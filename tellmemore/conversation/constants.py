@@ -85,6 +85,15 @@ CARRY_QUERY_WEIGHT = 0.5
 phrases are the resolver's guess: the message as typed keeps MESSAGE_WEIGHT. At 1.0 the
 carry lost 0.0054 / 0.0067 on held-out cloud / govt; at 0.5 it loses at most 0.0031 on any
 held-out domain against no carry (bench/results/loo_carry.md)."""
+CONTEXT_QUERY_WEIGHT = 0.3
+"""Fusion weight of the conversation's own wording (the last CONTEXT_USER_TURNS user turns,
+then the message) searched next to a resolved query: a wrong or missing binding ("Are
+weakly acidic properties poisonous?" for "Are they poisonous?" after "What are
+alkaloids?") still finds the subject. Only when the gate asked for resolution (on a
+message it reads as self-contained the history pulled held-out MTRAG down). Chosen leave-
+one-domain-out: +0.005 to +0.010 follow-up nDCG@5 on each held-out MTRAG domain
+(bench/results/loo_context.md); 0: off."""
+CONTEXT_USER_TURNS = 2
 HISTORY_PHRASING_WEIGHT = 0.3
 """Fusion weight of the history phrasing (message + salient user phrases); 0: off."""
 HISTORY_PHRASING = "turns"

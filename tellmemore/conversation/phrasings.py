@@ -20,7 +20,11 @@ does. A turn searches:
    the city?"), while the message's own lists dominate the fusion. A message that
    switches to a subject of its own ("What about the discoveries made by Galileo?",
    searched as "the discoveries made by Galileo") gets none: the history is the topic it
-   leaves, and the opener as typed is conversation, not subject.
+   leaves, and the opener as typed is conversation, not subject;
+4. when the gate asked for resolution, the conversation's own wording at a low weight
+   (CONTEXT_QUERY_WEIGHT): the last user turns and the message, as concat would search
+   them. Never shown, binds nothing; it keeps the subject in reach when the binding
+   missed it or bound the wrong phrase.
 """
 
 from __future__ import annotations
@@ -90,11 +94,30 @@ def search_phrasings(
         else:
             searched = without_preamble(searched)
         extra = history_phrasing(searched, history, term_stats, window=window)
+    context: list[str] = []
     if extra is not None and extra.strip() not in {q.strip() for q in queries}:
         queries.append(extra)
         weights.append(C.HISTORY_PHRASING_WEIGHT)
-        return Phrasings(tuple(queries), tuple(weights), context=(extra,))
-    return Phrasings(tuple(queries), tuple(weights))
+        context.append(extra)
+    said = context_query(message, resolution, history)
+    if said is not None and said.strip() not in {q.strip() for q in queries}:
+        queries.append(said)
+        weights.append(C.CONTEXT_QUERY_WEIGHT)
+        context.append(said)
+    return Phrasings(tuple(queries), tuple(weights), context=tuple(context))
+
+
+def context_query(message: str, resolution: Resolution, history: Sequence[Turn]) -> str | None:
+    """The last CONTEXT_USER_TURNS user turns, then `message` (its preamble dropped), for a
+    message the embedded resolver resolved (the gate asked for it: "none" is a message it
+    read as self-contained); None on a first turn. Only the embedded resolver's turns get
+    it: that is where it was measured (concat's own query is this already)."""
+    if C.CONTEXT_QUERY_WEIGHT <= 0 or resolution.resolver != "embedded":
+        return None
+    users = [t.content for t in history if t.role == "user" and t.content.strip()]
+    if not users:
+        return None
+    return "\n".join([*users[-C.CONTEXT_USER_TURNS :], message])
 
 
 def _typed_is_noise(message: str, resolution: Resolution) -> bool:

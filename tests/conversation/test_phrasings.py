@@ -6,10 +6,11 @@ from __future__ import annotations
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.phrasings import search_phrasings
 from tellmemore.conversation.resolvers import ResolveContext
+from tellmemore.eval.datasets import EvalTurn
 from tellmemore.eval.strategies import build_strategies
 from tellmemore.types import Resolution
 
-from .histories import CLOUD_CONNECT_LONG, SHOPS, U, corpus_stats
+from .histories import CLOUD_CONNECT_LONG, SHOPS, A, U, corpus_stats
 
 
 def test_a_first_turn_searches_the_message_alone() -> None:
@@ -71,3 +72,65 @@ def test_the_eval_strategy_searches_what_a_turn_searches() -> None:
     assert embedded.phrasings(res, "and on Sundays?", history, ctx) == search_phrasings(
         "and on Sundays?", res, history, ctx.term_stats, window=ctx.window
     )
+
+
+def test_a_resolved_follow_up_also_searches_the_conversations_wording_at_a_low_weight() -> None:
+    """The embedded resolver's turn adds the last two user turns and the message (concat's
+    text) as context: a wrong binding ("Are weakly acidic properties poisonous?") still
+    finds the subject the user named ("alkaloids")."""
+    history = [
+        U("What are alkaloids?"),
+        A("Alkaloids are nitrogen compounds with weakly acidic properties."),
+        U("How are they used in medicine?"),
+        A("Many alkaloids are drugs."),
+    ]
+    message = "Are they poisonous?"
+    res = Resolution(query="Are weakly acidic properties poisonous?", resolver="embedded")
+    p = search_phrasings(message, res, history, corpus_stats())
+    said = "What are alkaloids?\nHow are they used in medicine?\nAre they poisonous?"
+    assert p.queries[-1] == said
+    assert p.weights[-1] == C.CONTEXT_QUERY_WEIGHT < 1.0
+    assert said in p.context and said not in p.evidence()  # no evidence for abstention
+    assert p.evidence() == (res.query, message)
+    # only the last CONTEXT_USER_TURNS user turns
+    longer = [U("Tell me about plants."), A("Plants make alkaloids."), *history]
+    assert search_phrasings(message, res, longer, corpus_stats()).queries[-1] == said
+
+
+def test_the_context_phrasing_only_follows_the_embedded_resolver() -> None:
+    """A message the gate read as self-contained ("none") keeps its phrasings (held-out
+    MTRAG lost with the history there); concat searches this text already; a first turn
+    has no history; weight 0 switches it off."""
+    message = "and on holidays?"
+    said = f"{SHOPS[0].content}\n{message}"
+    for resolver in ("none", "concat", "raw"):
+        res = Resolution(query="What time do shops close on holidays?", resolver=resolver)
+        assert said not in search_phrasings(message, res, SHOPS, corpus_stats()).queries
+    res = Resolution(query="What time do shops close on holidays?", resolver="embedded")
+    assert said in search_phrasings(message, res, SHOPS, corpus_stats()).queries
+    first = Resolution(query="What time do shops close?", resolver="embedded")
+    assert search_phrasings("What time do shops close?", first).queries == (first.query,)
+    kept = C.CONTEXT_QUERY_WEIGHT
+    try:
+        C.CONTEXT_QUERY_WEIGHT = 0.0
+        assert said not in search_phrasings(message, res, SHOPS, corpus_stats()).queries
+    finally:
+        C.CONTEXT_QUERY_WEIGHT = kept
+
+
+def test_the_concat_baseline_searches_what_it_searched_before() -> None:
+    """The eval's concat strategy searches the same phrasings with the context phrasing on
+    as with it off: the baseline the resolver is compared with does not move."""
+    (concat,), _ = build_strategies(["concat"])
+    ctx = ResolveContext(term_stats=corpus_stats())
+    turn = EvalTurn("t<::>2", "t", 2, tuple(SHOPS), "and on holidays?", "", (), 1)
+    res = concat.resolve(turn, ctx)
+    on = concat.phrasings(res, turn.message, turn.history, ctx)
+    kept = C.CONTEXT_QUERY_WEIGHT
+    try:
+        C.CONTEXT_QUERY_WEIGHT = 0.0
+        off = concat.phrasings(res, turn.message, turn.history, ctx)
+    finally:
+        C.CONTEXT_QUERY_WEIGHT = kept
+    assert on == off
+    assert on.queries[0] == res.query == "What time do shops close on weekdays?\nand on holidays?"
