@@ -194,8 +194,9 @@ class _Sentence:
         return isinstance(other, _Sentence) and self.key == other.key
 
 
-PARSED_SENTENCES = 16384
-"""Sentences whose phrases are kept."""
+PARSED_SENTENCES = 8192
+"""Sentences whose phrases are kept (each at most CACHE_MAX_CHARS long: the same bound as
+the texts analyses are kept for)."""
 
 
 @functools.lru_cache(maxsize=PARSED_SENTENCES)
