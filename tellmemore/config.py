@@ -113,6 +113,10 @@ class RetrievalSettings(_Section):
     abstention: Literal["judged", "floor"] = "floor"
     """"judged": answer, ask back or abstain by the fitted scorers of `answer.judge` (on
     this index's own score scale); "floor": the global floors below (the rule before)."""
+    ask_back: bool = True
+    """Ask which one when the question describes a kind of thing ("the actor", "this
+    county") that nothing in the conversation picks out and the top passages are about
+    several such subjects (`answer.clarify.ask_back`; bench/results/clarify_detect.md)."""
     min_dense_score: float = 0.35
     """With `abstention = "floor"`: abstain when no hit's cosine similarity reaches this
     and the lexical coverage stays below `min_lexical_coverage` (bench/abstention.py)."""

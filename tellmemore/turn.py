@@ -19,6 +19,7 @@ from tellmemore.answer import (
     abstain,
     answerability,
     citations,
+    clarify,
     edits,
     extractive,
     generate,
@@ -299,11 +300,19 @@ class TurnRunner:
         asked: Sequence[str],
         req: TurnRequest,
     ) -> Verdict:
-        """Answer, ask back (the passages are about several subjects and nothing picks
-        one) or abstain (`answer.judge`); `retrieval.abstention = "floor"` keeps the
-        global cosine floor instead."""
+        """Answer, ask back (the message describes a kind of thing, the passages are
+        about several such subjects and nothing picks one: `answer.clarify.ask_back`) or
+        abstain (`answer.judge`); `retrieval.abstention = "floor"` keeps the global
+        cosine floor for abstaining."""
         index = self.retriever.index
         if self.settings.retrieval.abstention == "floor":
+            asked_back = (
+                clarify.ask_back(message, history, resolution, result.hits)
+                if req.forced_query is None and self.settings.retrieval.ask_back
+                else None
+            )
+            if asked_back is not None:
+                return Verdict(Action.CLARIFY, asked_back[0], asked_back[1])
             floor = abstain.should_abstain(
                 abstain.evidence_hits(result.hits, result.per_query, asked),
                 min_dense_score=self.settings.retrieval.min_dense_score,
@@ -324,7 +333,7 @@ class TurnRunner:
             asked=asked,
             term_stats=scoped_term_stats(index, req.tenant),
             calibration=self.retriever.calibrator.get(),
-            may_clarify=req.forced_query is None,
+            may_clarify=req.forced_query is None and self.settings.retrieval.ask_back,
             embed=self.retriever.embedder.embed_documents,
         )
         return judge(evidence)

@@ -1,5 +1,6 @@
-"""Clarification drawn from the documents (issue 22): with the real MiniLM and the shipped
-scorers, "How wealthy is this county?" over three county documents asks which county;
+"""Clarification drawn from the documents (issue 22): with the real MiniLM, in the default
+mode and the judged one, "How wealthy is this county?" over three county documents asks
+which county;
 the reply answers the original question about the chosen one; a question that names its
 county, or one asked about a county the conversation is on, is answered directly."""
 
@@ -23,19 +24,22 @@ VAGUE = "How wealthy is this county of California?"
 @pytest.fixture(scope="module")
 def _counties_template(tmp_path_factory: pytest.TempPathFactory, minilm: Any) -> Path:
     path = tmp_path_factory.mktemp("counties")
-    assistant = Assistant(_judged(path), embedder=minilm)
+    assistant = Assistant(_settings(path, "judged"), embedder=minilm)
     assistant.ingest([COUNTIES])
     assistant.close()
     return path
 
 
-@pytest.fixture
-def counties(_counties_template: Path, tmp_path: Path, minilm: Any) -> Iterator[Assistant]:
+@pytest.fixture(params=["floor", "judged"])
+def counties(
+    request: pytest.FixtureRequest, _counties_template: Path, tmp_path: Path, minilm: Any
+) -> Iterator[Assistant]:
+    """The default (abstention by the floors) and the judged mode both ask back."""
     import shutil
 
     target = tmp_path / "counties"
     shutil.copytree(_counties_template, target)
-    assistant = Assistant(_judged(target), embedder=minilm)
+    assistant = Assistant(_settings(target, request.param), embedder=minilm)
     yield assistant
     assistant.close()
 
@@ -58,6 +62,15 @@ def test_a_question_several_documents_fit_asks_which_and_the_reply_answers_it(
     assert "102,141" in answer.answer and "122,488" not in answer.answer
 
 
+def test_a_the_description_on_a_new_topic_asks_too(counties: Assistant) -> None:
+    chat = counties.session()
+    chat.ask("hello")
+    asked = chat.ask("What is the median household income in the county?")
+    assert asked.clarification is not None
+    assert asked.clarification.startswith("Which county?")
+    assert len(asked.clarification_options) >= 2
+
+
 def test_a_question_that_names_its_subject_is_answered(counties: Assistant) -> None:
     answer = counties.session().ask("How wealthy is Tuolumne County?")
     assert answer.clarification is None and not answer.abstained
@@ -72,6 +85,21 @@ def test_the_conversation_picks_the_subject(counties: Assistant) -> None:
     assert "122,488" in answer.answer
 
 
-def _judged(path: Path) -> Settings:
-    """Clarification from the documents is part of the judged mode (opt-in)."""
-    return Settings(project_dir=path, retrieval={"abstention": "judged"})
+def test_asking_back_can_be_turned_off(
+    _counties_template: Path, tmp_path: Path, minilm: Any
+) -> None:
+    import shutil
+
+    target = tmp_path / "off"
+    shutil.copytree(_counties_template, target)
+    settings = Settings(project_dir=target, retrieval={"ask_back": False})
+    assistant = Assistant(settings, embedder=minilm)
+    try:
+        answer = assistant.session().ask(VAGUE)
+    finally:
+        assistant.close()
+    assert answer.clarification is None
+
+
+def _settings(path: Path, abstention: str) -> Settings:
+    return Settings(project_dir=path, retrieval={"abstention": abstention})

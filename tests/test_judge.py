@@ -173,6 +173,12 @@ def _evidence(history: list[Turn], **kw: object) -> TurnEvidence:
 
 def test_the_judge_asks_back_once_and_never_on_a_corrected_search() -> None:
     ask = _always("clarify", clarify.FEATURES)
+    rule = judge(
+        _evidence([]),
+        abstain_model=_never("abstain", answerability.FEATURES),
+        clarify_model=_never("clarify", clarify.FEATURES),
+    )  # "this county" with three counties on top: the rule asks, whatever the scorer says
+    assert rule.action is Action.CLARIFY and rule.text.startswith("Which county?")
     keep = _never("abstain", answerability.FEATURES)
     v = judge(_evidence([]), abstain_model=keep, clarify_model=ask)
     assert v.action is Action.CLARIFY and v.options == tuple(COUNTIES)
@@ -182,7 +188,7 @@ def test_the_judge_asks_back_once_and_never_on_a_corrected_search() -> None:
     forced = judge(_evidence([], may_clarify=False), abstain_model=keep, clarify_model=ask)
     assert forced.action is Action.ANSWER
     out = judge(
-        _evidence([]),
+        _evidence([], may_clarify=False),
         abstain_model=_always("abstain", answerability.FEATURES),
         clarify_model=_never("clarify", clarify.FEATURES),
     )

@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from tellmemore.answer.unanchored import unanchored
 from tellmemore.conversation.realize.clarify import parse_clarification
 from tellmemore.conversation.referents import find_referents
 from tellmemore.conversation.text import content_words, stem
@@ -198,23 +199,116 @@ def _runner_up(hits: Sequence[Hit], found: Sequence[Subject]) -> float:
     return best.get(second, 0.0) - best.get(first, 0.0)
 
 
-def options(message: str, history: Sequence[Turn], hits: Sequence[Hit]) -> list[str]:
-    """The subjects to offer: distinct, not named in the conversation, best first."""
+def options(
+    message: str, history: Sequence[Turn], hits: Sequence[Hit], kind: str = ""
+) -> list[str]:
+    """The subjects to offer: distinct, not named in the conversation, best first.
+    `kind`: the description asked about ("this language"): its words say what kind of
+    subject is meant, they name none ("Spanish language" is offered)."""
     found = subjects(hits)
-    said = set(_stems(message)) | {s for t in history for s in _stems(t.content)}
+    said = (set(_stems(message)) - _stems(kind)) | {s for t in history for s in _stems(t.content)}
     shared = frozenset.intersection(*(s.stems for s in found)) if found else frozenset()
     offered = [s.name for s in found if not _named(s, shared, said)]
     # a name holding "," or " or " would read as two options when the reply is parsed
     return [o for o in offered if "," not in o and " or " not in f" {o.lower()} "][:MAX_OPTIONS]
 
 
-def question(choices: Sequence[str]) -> str:
-    """ "Do you mean A, B or C?" after a sentence saying why it asks."""
+def question(choices: Sequence[str], kind: str = "") -> str:
+    """ "Do you mean A, B or C?" after a sentence saying why it asks ("Which player?
+    The documents speak of several.")."""
     joined = choices[0] if len(choices) == 1 else ", ".join(choices[:-1]) + " or " + choices[-1]
-    return f"The documents speak of several things this could be about. Do you mean {joined}?"
+    why = (
+        f"Which {kind}? The documents speak of several."
+        if kind
+        else "The documents speak of several things this could be about."
+    )
+    return f"{why} Do you mean {joined}?"
 
 
 def just_asked(history: Sequence[Turn]) -> bool:
     """The last answer was a clarifying question: never ask twice in a row."""
     last = next((t for t in reversed(history) if t.role == "assistant"), None)
     return last is not None and parse_clarification(last.content) is not None
+
+
+SUBJECTS_TO_ASK = 2
+"""Distinct subjects the top passages must have for a description nothing picks out to
+be asked about (bench/results/clarify_detect.md: chosen on MTRAG-UN clapnq)."""
+MAX_SHARED = 0.0
+"""The largest share of the message's words the conversation may have used before: a
+"the" description in a conversation that already speaks of the message's topic points
+back, however it is worded (a demonstrative, "this county", needs no such check)."""
+
+
+@dataclass(frozen=True)
+class Unanchored:
+    """A description nothing in the conversation picks out, and what the passages offer
+    (`unanchored_evidence`)."""
+
+    description: str
+    head: str
+    """The kind of thing it describes ("player" of "the famous basketball player")."""
+    demonstrative: bool
+    subjects: int
+    """Distinct subjects (titles) of the top passages."""
+    shared: float
+    """The share of the message's content words the conversation used before."""
+    bound: bool
+    """The resolver bound a referent of the message to something said before."""
+
+    def asks(self, min_subjects: int = SUBJECTS_TO_ASK, max_shared: float = MAX_SHARED) -> bool:
+        """Several subjects fit it and nothing in the conversation picks one."""
+        return (
+            not self.bound
+            and self.subjects >= min_subjects
+            and (self.demonstrative or self.shared <= max_shared)
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+def unanchored_evidence(
+    message: str, history: Sequence[Turn], resolution: Resolution, hits: Sequence[Hit]
+) -> Unanchored | None:
+    """The description of `message` nothing said picks out (a demonstrative first), with
+    the evidence of the top passages; None when every description points back or is
+    unique by itself (`answer.unanchored`)."""
+    found = unanchored(message, history)
+    if not found:
+        return None
+    top = subjects(hits)
+    named = {s for subject in top for s in subject.stems}
+    d = next(
+        (d for d in found if d.demonstrative),
+        next((d for d in found if stem(d.head) in named), found[0]),
+    )  # "the income in the county" over three counties: "the county" is asked about
+    own = [stem(w) for w in content_words(message)]
+    before = {s for t in history for s in _stems(t.content)}
+    shared = sum(w in before for w in own) / len(own) if own else 0.0
+    return Unanchored(
+        d.text,
+        d.head,
+        d.demonstrative,
+        len(top),
+        shared,
+        bool(resolution.bindings),
+    )
+
+
+def ask_back(
+    message: str, history: Sequence[Turn], resolution: Resolution, hits: Sequence[Hit]
+) -> tuple[str, tuple[str, ...]] | None:
+    """The clarifying question and its options when the message describes a kind of
+    thing nothing in the conversation picks out and the top passages are about several
+    such things ("When was the famous basketball player born?"); None otherwise, and
+    never right after a clarifying question."""
+    if just_asked(history):
+        return None
+    found = unanchored_evidence(message, history, resolution, hits)
+    if found is None or not found.asks():
+        return None
+    choices = options(message, history, hits, found.description)
+    if len(choices) < 2:
+        return None
+    return question(choices, found.head), tuple(choices)

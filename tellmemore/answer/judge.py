@@ -3,9 +3,10 @@
 Two small fitted scorers (`scorer.Scorer`, shipped as `abstain_model.json` and
 `clarify_model.json`, fitted by `scripts/fit_behaviour.py` on labelled MTRAG-UN turns):
 
-1. ask back (`clarify`) when the top passages are about several subjects the
-   conversation does not pick between; never on a reply to a clarifying question or a
-   corrected search;
+1. ask back (`clarify`) when the message describes a kind of thing nothing in the
+   conversation picks out and the top passages are about several such subjects
+   (`clarify.ask_back`, a rule), or when the fitted scorer says the passages' subjects
+   are unpicked; never on a reply to a clarifying question or a corrected search;
 2. abstain (`answerability`) when the evidence does not answer the question: too far on
    this index's own scale (`calibration`), its rarest words or its kind of answer absent.
 
@@ -103,6 +104,10 @@ def judge(
         **{f"abstain.{k}": v for k, v in a.items()},
         **{f"clarify.{k}": v for k, v in c.items()},
     }
+    if ev.may_clarify:
+        asked = clarify.ask_back(ev.message, ev.history, ev.resolution, ev.hits)
+        if asked is not None:
+            return Verdict(Action.CLARIFY, asked[0], asked[1], feats)
     if ev.may_clarify and not clarify.just_asked(ev.history) and clarify_model.decide(c):
         choices = clarify.options(ev.message, ev.history, ev.hits)
         if len(choices) >= 2:

@@ -1,0 +1,181 @@
+"""A description of a kind of thing that nothing in the conversation picks out.
+
+"When was the famous basketball player born?", "How wealthy is this county of
+California?", "Does this fast food chain operate in India?": the message speaks of one
+thing ("the", "this") but only says what kind of thing it is, and no earlier turn names
+a thing of that kind. A definite description normally points back ("the projector" after
+"a pinhole projector", `conversation.definites`) or is unique by itself ("the largest
+city", "the capital of France"); when neither holds and the passages retrieved for it are
+about several distinct subjects, the question fits each of them and the user should be
+asked which one (`answer.clarify`).
+
+Read from the message's tokens only (no tagger): a determiner, then the run of content
+words after it up to a function word, a verb or punctuation; the run's words must not
+occur in the conversation before (none of them: a shared word counts as an antecedent,
+the conservative side), must not make it unique (a superlative, an ordinal, "same",
+"other"), and must not all be capitalised (a name: "the Super Bowl").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tellmemore.analysis import lexicon
+from tellmemore.conversation.text import (
+    AUXILIARIES,
+    COMMON_VERBS,
+    FUNCTION_WORDS,
+    GENERIC_NOUNS,
+    RELATIONAL_NOUNS,
+    Token,
+    norm,
+    singular,
+    tokenize,
+)
+from tellmemore.types import Turn
+
+DETERMINERS = frozenset({"the", "this", "these", "those"})
+"""Determiners of one (or one group of) definite thing(s). Not "that": as often a
+conjunction ("I heard that the ...") as a determiner, and no tagger tells them apart."""
+DEMONSTRATIVES = frozenset({"this", "these", "those"})
+UNIQUE = lexicon.words("unique_modifiers") | lexicon.words("comparatives")
+"""Words that make a description pick one thing by themselves ("the first", "the same",
+"the largest")."""
+_BREAKS = frozenset(',.;:?!()[]"')
+_OBJECT_OPENERS = frozenset(
+    {"a", "an", "the", "its", "their", "his", "her", "my", "our", "your", "any", "some"}
+)
+_QUESTION_AUXILIARIES = frozenset(
+    {"is", "was", "are", "were", "did", "does", "do", "has", "have", "had", "will", "can"}
+)
+
+
+@dataclass(frozen=True)
+class Description:
+    text: str
+    """As written: "the famous basketball player"."""
+    det: str
+    words: tuple[str, ...]
+    """Its content words, lower-cased ("famous", "basketball", "player")."""
+    head: str
+    """The last word, the kind of thing ("player")."""
+    start: int
+    end: int
+    complement: bool
+    """An "of ..." follows ("this county of California")."""
+
+    @property
+    def demonstrative(self) -> bool:
+        return self.det in DEMONSTRATIVES
+
+
+def descriptions(message: str) -> list[Description]:
+    """The definite descriptions of `message`, left to right."""
+    toks = tokenize(message)
+    out: list[Description] = []
+    for i, tok in enumerate(toks):
+        if tok.low not in DETERMINERS:
+            continue
+        run = _run(message, toks, i + 1)
+        if not run:
+            continue
+        if len(run) >= 2 and _verb_last(message, toks, i, i + 1 + len(run)):
+            run = run[:-1]  # "when was the famous basketball player born?"
+        words = tuple(norm(t.text) for t in run)
+        end = run[-1].end
+        nxt = toks[i + 1 + len(run)] if i + 1 + len(run) < len(toks) else None
+        complement = nxt is not None and nxt.low == "of" and not _break(message, end, nxt.start)
+        out.append(
+            Description(
+                message[tok.start : end],
+                tok.low,
+                words,
+                words[-1],
+                tok.start,
+                end,
+                complement,
+            )
+        )
+    return out
+
+
+def _run(message: str, toks: Sequence[Token], j: int) -> list[Token]:
+    """The content words from `toks[j]` on, up to a function word, a verb, an adverb,
+    a participle or punctuation; a possessive ends it ("the actor's approach": the
+    actor)."""
+    run: list[Token] = []
+    prev_end = toks[j - 1].end if j > 0 else 0
+    while j < len(toks):
+        t = toks[j]
+        low = norm(t.text)
+        if _break(message, prev_end, t.start) or (not low.isalpha() and "-" not in low):
+            break
+        if low in FUNCTION_WORDS or low in COMMON_VERBS or low in AUXILIARIES:
+            break
+        if low.endswith("ly") or _participle(t.text):
+            break  # "this intended for ...", "the language officially spoken"
+        if run and j + 1 < len(toks) and toks[j + 1].low in _OBJECT_OPENERS:
+            break  # "the chain establish a presence": a verb takes the article, not a noun
+        run.append(t)
+        prev_end = t.end
+        if t.text.lower().endswith(("'s", "’s")):
+            break
+        j += 1
+    return run
+
+
+def _verb_last(message: str, toks: Sequence[Token], det: int, after: int) -> bool:
+    """The run's last word is the question's verb: an auxiliary opened the clause right
+    before the determiner ("when was the X born?", "did the X premiere?") and the run
+    ends the clause."""
+    if det == 0 or toks[det - 1].low not in _QUESTION_AUXILIARIES:
+        return False
+    return after >= len(toks) or _break(message, toks[after - 1].end, toks[after].start)
+
+
+def _break(message: str, a: int, b: int) -> bool:
+    return any(ch in _BREAKS for ch in message[a:b])
+
+
+def _participle(word: str) -> bool:
+    low = word.lower()
+    return (
+        word.islower() and len(low) >= 5 and low.endswith(("ed", "en")) and not low.endswith("eed")
+    )
+
+
+def unanchored(message: str, history: Sequence[Turn]) -> list[Description]:
+    """The descriptions of `message` that nothing said before picks out (module doc)."""
+    said = {_form(w) for t in history for w in _words(t.content)}
+    out = []
+    for d in descriptions(message):
+        if any(w in UNIQUE or (w.endswith("est") and len(w) > 5) for w in d.words):
+            continue  # "the largest city": unique by itself
+        if d.complement and not d.demonstrative:
+            continue  # "the role of ...", "the end of ...": of the thing its "of" names
+        if d.head in GENERIC_NOUNS or d.head in RELATIONAL_NOUNS:
+            continue  # "the way", "the fee": of something else, not a kind of thing
+        if _named(message, d):
+            continue
+        if any(_form(w) in said for w in d.words):
+            continue  # a word of it was said before: it points back
+        out.append(d)
+    return out
+
+
+def _named(message: str, d: Description) -> bool:
+    """Every word capitalised: a name ("the Super Bowl", "the USA"), not a kind of
+    thing."""
+    toks = tokenize(message[d.start : d.end])[1:]
+    return bool(toks) and all(t.text[:1].isupper() for t in toks)
+
+
+def _form(word: str) -> str:
+    """A word without its plural ending: not the Porter stem, which makes "animal" said
+    where only "animated" was ("anim")."""
+    return singular(word.lower())
+
+
+def _words(text: str) -> list[str]:
+    return [norm(t.text) for t in tokenize(text) if norm(t.text) not in FUNCTION_WORDS]

@@ -1,0 +1,107 @@
+"""Descriptions nothing in the conversation picks out (issue 22): "the famous basketball
+player", "this county" ask which one; the same words after a turn that named the thing,
+a description unique by itself, one tied to its "of" complement or a name do not."""
+
+from __future__ import annotations
+
+import pytest
+
+from tellmemore.answer import clarify
+from tellmemore.answer.unanchored import descriptions, unanchored
+from tellmemore.testing.conformance import make_chunk
+from tellmemore.types import Hit, Resolution, Turn
+
+CHAT = [
+    Turn("user", "How do cells keep different concentrations of proteins?"),
+    Turn("assistant", "Through the semi-permeable membrane and active transport."),
+]
+
+
+@pytest.mark.parametrize(
+    ("message", "found"),
+    [
+        ("When was the famous basketball player born?", "the famous basketball player"),
+        ("How wealthy is this county of California?", "this county"),
+        ("What awards has the actor received for his performances?", "the actor"),
+        ("In which country is this language officially spoken?", "this language"),
+        ("How did the fast food chain establish a presence in India?", "the fast food chain"),
+        ("What is the actor's approach to fitness?", "the actor's"),
+    ],
+)
+def test_a_description_of_a_kind_with_no_antecedent_is_found(message: str, found: str) -> None:
+    assert found in [d.text for d in unanchored(message, CHAT)]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "What is the largest city?",  # a superlative picks one
+        "What is the importance of alkaloids in medicine?",  # the "of" complement says which
+        "When did the Super Bowl start?",  # a name
+        "Is this intended for professionals?",  # "this" as a pronoun
+        "What is the reason?",  # a generic noun
+        "How much is the fee?",  # an attribute of something else
+    ],
+)
+def test_unique_named_or_generic_descriptions_are_not_asked_about(message: str) -> None:
+    assert unanchored(message, CHAT) == []
+
+
+def test_a_description_the_conversation_named_points_back() -> None:
+    history = [
+        Turn("user", "Tell me about Kobe Bryant."),
+        Turn("assistant", "Kobe Bryant was an American basketball player."),
+    ]
+    assert unanchored("When was the famous basketball player born?", history) == []
+    # the plural form said before is the same word; "animated" is not "animal"
+    said = [Turn("user", "which counties are in California?")]
+    assert unanchored("How wealthy is this county?", said) == []
+    cartoon = [Turn("user", "is the animated film rated PG?")]
+    assert [d.head for d in unanchored("Where does the animal live?", cartoon)] == ["animal"]
+
+
+def test_the_run_stops_at_a_verb_taking_an_article_and_keeps_a_possessor() -> None:
+    (d,) = descriptions("How did the fast food chain establish a significant presence?")
+    assert d.text == "the fast food chain" and d.head == "chain"
+    (b,) = descriptions("When was the famous basketball player born?")
+    assert b.text == "the famous basketball player"
+    (u,) = descriptions("Did the update action cause any issues?")
+    assert u.text == "the update action"
+    (p,) = descriptions("What is the actor's approach?")
+    assert p.words == ("actor",)
+
+
+PLAYERS = ["LeBron James", "Kobe Bryant", "Pete Maravich"]
+
+
+def _hits(titles: list[str]) -> list[Hit]:
+    return [
+        Hit(make_chunk(str(i), f"{t} is a basketball player.", title=t), 0.5, i + 1, dense=0.5)
+        for i, t in enumerate(titles)
+    ]
+
+
+def test_several_subjects_and_a_topic_the_conversation_never_spoke_of_ask_back() -> None:
+    q = "When was the famous basketball player born?"
+    got = clarify.ask_back(q, CHAT, Resolution(query=q), _hits(PLAYERS))
+    assert got is not None
+    text, options = got
+    assert options == tuple(PLAYERS) and text.startswith("Which player?")
+    # one subject on top: nothing to choose between
+    assert clarify.ask_back(q, CHAT, Resolution(query=q), _hits(PLAYERS[:1])) is None
+    # the resolver bound a referent to something said: the conversation picked it
+    bound = Resolution(query=q, bindings={"he": "Kobe Bryant"})
+    assert clarify.ask_back(q, CHAT, bound, _hits(PLAYERS)) is None
+    # never twice in a row
+    asked = [*CHAT, Turn("user", q), Turn("assistant", text)]
+    assert clarify.ask_back(q, asked, Resolution(query=q), _hits(PLAYERS)) is None
+
+
+def test_a_the_description_on_the_conversation_s_topic_points_back() -> None:
+    """ "the player" in a conversation already on basketball points at the one spoken of,
+    though no earlier turn used the word "player"; "this player" still needs one."""
+    history = [Turn("user", "Who won the NBA finals in 2016?"), Turn("assistant", "Cleveland.")]
+    q = "When was the player born in the NBA finals?"
+    assert clarify.ask_back(q, history, Resolution(query=q), _hits(PLAYERS)) is None
+    this = "When was this player born in the NBA finals?"
+    assert clarify.ask_back(this, history, Resolution(query=this), _hits(PLAYERS)) is not None
