@@ -110,11 +110,13 @@ def rows_for(  # type: ignore[no-untyped-def]
                     turn.message, history, resolution, result, phrasings.evidence(), req
                 )
                 options = clarify.options(turn.message, history, result.hits)
+                asks_back = clarify.ask_back(turn.message, history, resolution, result.hits)
                 out.append(
                     {
                         **row,
                         "features": dict(verdict.features),
                         "options": options,
+                        "asks_back": asks_back is not None,
                         "query": resolution.query,
                         "retrieved": retrieved(resolution, result, phrasings.evidence()),
                     }

@@ -94,7 +94,8 @@ def replay_domain(  # type: ignore[no-untyped-def]
                 **{f"clarify.{n}": v for n, v in c.items()},
             }
             options = clarify.options(turn.message, history, hits)
-            out.append({**row, "features": features, "options": options})
+            asks_back = clarify.ask_back(turn.message, history, ev.resolution, hits) is not None
+            out.append({**row, "features": features, "options": options, "asks_back": asks_back})
     finally:
         index.close()
     return out

@@ -76,6 +76,8 @@ def decide(row: dict[str, Any], abstain: Scorer, ask: Scorer) -> str:
         return "abstain"
     if row["path"] != "judged":
         return "answer"
+    if row.get("asks_back"):
+        return "ask"  # answer.clarify.ask_back, the rule both modes run first
     f = row["features"]
     c = {n: f[f"clarify.{n}"] for n in ask.features}
     if ask.decide(c) and len(row["options"]) >= 2:
@@ -85,13 +87,16 @@ def decide(row: dict[str, Any], abstain: Scorer, ask: Scorer) -> str:
 
 
 def floor_decision(row: dict[str, Any]) -> str:
-    """What the default (`retrieval.abstention = "floor"`) does: abstain when the best
-    cosine of the question's own hits is under `min_dense_score` and the lexical coverage
-    under `min_lexical_coverage`; it never asks back from the documents."""
+    """What the default (`retrieval.abstention = "floor"`) does: ask back by the rule of
+    `answer.clarify.ask_back`, else abstain when the best cosine of the question's own
+    hits is under `min_dense_score` and the lexical coverage under
+    `min_lexical_coverage`."""
     if row["path"] in ("resolver asked back", "nothing retrieved"):
         return "ask" if row["path"] == "resolver asked back" else "abstain"
     if row["path"] != "judged":
         return "answer"
+    if row.get("asks_back"):
+        return "ask"
     f = row["features"]
     cut = RetrievalSettings()
     low = f["abstain.raw_cos"] < cut.min_dense_score

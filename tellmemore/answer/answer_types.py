@@ -33,9 +33,7 @@ class AnswerType(enum.StrEnum):
     YES_NO = "yes_no"
 
 
-VALUE_KINDS = frozenset(
-    (AnswerType.DURATION, AnswerType.PRICE, AnswerType.TIME, AnswerType.COUNT)
-)
+VALUE_KINDS = frozenset((AnswerType.DURATION, AnswerType.PRICE, AnswerType.TIME, AnswerType.COUNT))
 """The kinds that are a value a passage states or not (`answer.answerability` reads them)."""
 
 

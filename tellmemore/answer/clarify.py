@@ -205,12 +205,32 @@ def options(
     """The subjects to offer: distinct, not named in the conversation, best first.
     `kind`: the description asked about ("this language"): its words say what kind of
     subject is meant, they name none ("Spanish language" is offered)."""
+    offered = [s.name for s in _unnamed(message, history, hits, kind)]
+    # a name holding "," or " or " would read as two options when the reply is parsed
+    return [o for o in offered if "," not in o and " or " not in f" {o.lower()} "][:MAX_OPTIONS]
+
+
+def _unnamed(
+    message: str, history: Sequence[Turn], hits: Sequence[Hit], kind: str
+) -> list[Subject]:
     found = subjects(hits)
     said = (set(_stems(message)) - _stems(kind)) | {s for t in history for s in _stems(t.content)}
     shared = frozenset.intersection(*(s.stems for s in found)) if found else frozenset()
-    offered = [s.name for s in found if not _named(s, shared, said)]
-    # a name holding "," or " or " would read as two options when the reply is parsed
-    return [o for o in offered if "," not in o and " or " not in f" {o.lower()} "][:MAX_OPTIONS]
+    return [s for s in found if not _named(s, shared, said)]
+
+
+def picked(message: str, history: Sequence[Turn], hits: Sequence[Hit], kind: str = "") -> bool:
+    """The conversation picked one of the top passages' subjects: an earlier turn named
+    it, or the message names it in full ("When was the famous player Kobe Bryant
+    born?"); a subject only half named by the message's topic words ("Economy of India"
+    for "does this chain operate in India?") is no pick."""
+    found = subjects(hits)
+    before = {s for t in history for s in _stems(t.content)}
+    shared = frozenset.intersection(*(s.stems for s in found)) if found else frozenset()
+    said = set(_stems(message)) - _stems(kind)
+    return any(
+        _named(s, shared, before) or (s.stems - shared and s.stems - shared <= said) for s in found
+    )
 
 
 def question(choices: Sequence[str], kind: str = "") -> str:
@@ -234,10 +254,11 @@ def just_asked(history: Sequence[Turn]) -> bool:
 SUBJECTS_TO_ASK = 2
 """Distinct subjects the top passages must have for a description nothing picks out to
 be asked about (bench/results/clarify_detect.md: chosen on MTRAG-UN clapnq)."""
-MAX_SHARED = 0.0
+MAX_SHARED = 0.5
 """The largest share of the message's words the conversation may have used before: a
-"the" description in a conversation that already speaks of the message's topic points
-back, however it is worded (a demonstrative, "this county", needs no such check)."""
+"the" description in a message mostly about what the conversation already speaks of
+points back, however it is worded (a demonstrative, "this county", needs no such
+check). Chosen with SUBJECTS_TO_ASK on MTRAG-UN clapnq."""
 
 
 @dataclass(frozen=True)
@@ -307,6 +328,8 @@ def ask_back(
         return None
     found = unanchored_evidence(message, history, resolution, hits)
     if found is None or not found.asks():
+        return None
+    if picked(message, history, hits, found.description):
         return None
     choices = options(message, history, hits, found.description)
     if len(choices) < 2:

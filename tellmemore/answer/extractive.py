@@ -33,6 +33,8 @@ MAX_SENTENCES = 3
 """At most this many sentences: enough to answer, short enough to read."""
 MAX_CHUNKS = 3
 """Only the best few chunks are quoted; lower ones are usually near-misses."""
+
+
 @dataclass(frozen=True)
 class Extract:
     sentence: str
@@ -161,8 +163,7 @@ def _fitted_scores(
     x = scoring.features(query, candidates, headers, asked_type(query), embed)
     p = scorer.probabilities(x)
     return [
-        (float(pi), c.hit_index, c.position, c.text)
-        for pi, c in zip(p, candidates, strict=True)
+        (float(pi), c.hit_index, c.position, c.text) for pi, c in zip(p, candidates, strict=True)
     ]
 
 

@@ -133,9 +133,9 @@ def features(
     out[:, col["idf"]] = idf
     for i, (c, s) in enumerate(zip(candidates, stems, strict=True)):
         shared = q_stems & s
-        inherited = (q_stems & head_stems[c.hit_index]) - shared if c.hit_index < len(
-            head_stems
-        ) else set()
+        inherited = (
+            (q_stems & head_stems[c.hit_index]) - shared if c.hit_index < len(head_stems) else set()
+        )
         out[i, col["stems"]] = len(shared) / len(q_stems) if q_stems else 0.0
         out[i, col["header"]] = len(inherited) / len(q_stems) if q_stems else 0.0
         typed = kind is not None and bool(shared) and holds(c.text, kind)
@@ -198,19 +198,22 @@ class Scorer:
         return 1.0 / (1.0 + np.exp(-(z @ np.asarray(self.weights) + self.bias)))
 
     def to_json(self, **about: object) -> str:
-        return json.dumps(
-            {
-                "version": 1,
-                "features": list(FEATURES),
-                "weights": [round(w, 6) for w in self.weights],
-                "bias": round(self.bias, 6),
-                "threshold": self.threshold,
-                "mean": [round(m, 6) for m in self.mean],
-                "scale": [round(s, 6) for s in self.scale],
-                **about,
-            },
-            indent=1,
-        ) + "\n"
+        return (
+            json.dumps(
+                {
+                    "version": 1,
+                    "features": list(FEATURES),
+                    "weights": [round(w, 6) for w in self.weights],
+                    "bias": round(self.bias, 6),
+                    "threshold": self.threshold,
+                    "mean": [round(m, 6) for m in self.mean],
+                    "scale": [round(s, 6) for s in self.scale],
+                    **about,
+                },
+                indent=1,
+            )
+            + "\n"
+        )
 
     @classmethod
     def from_json(cls, text: str) -> Scorer:

@@ -5,15 +5,18 @@ California?", "Does this fast food chain operate in India?": the message speaks 
 thing ("the", "this") but only says what kind of thing it is, and no earlier turn names
 a thing of that kind. A definite description normally points back ("the projector" after
 "a pinhole projector", `conversation.definites`) or is unique by itself ("the largest
-city", "the capital of France"); when neither holds and the passages retrieved for it are
-about several distinct subjects, the question fits each of them and the user should be
-asked which one (`answer.clarify`).
+city") or by the phrase after it ("the capital of France", "the policy on remote work");
+when neither holds and the passages retrieved for it are about several distinct
+subjects, the question fits each of them and the user should be asked which one
+(`answer.clarify`).
 
 Read from the message's tokens only (no tagger): a determiner, then the run of content
 words after it up to a function word, a verb or punctuation; the run's words must not
 occur in the conversation before (none of them: a shared word counts as an antecedent,
 the conservative side), must not make it unique (a superlative, an ordinal, "same",
-"other"), and must not all be capitalised (a name: "the Super Bowl").
+"other"), must not all be capitalised (a name: "the Super Bowl"), and no prepositional
+phrase may follow it, unless it is demonstrative ("this county of California" still
+points at one the conversation should have named).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tellmemore.analysis import lexicon
+from tellmemore.conversation.phrases import PREPOSITIONS
 from tellmemore.conversation.text import (
     AUXILIARIES,
     COMMON_VERBS,
@@ -63,7 +67,8 @@ class Description:
     start: int
     end: int
     complement: bool
-    """An "of ..." follows ("this county of California")."""
+    """A prepositional phrase follows ("this county of California", "the policy on
+    remote work", "the distance to the Sun")."""
 
     @property
     def demonstrative(self) -> bool:
@@ -85,7 +90,9 @@ def descriptions(message: str) -> list[Description]:
         words = tuple(norm(t.text) for t in run)
         end = run[-1].end
         nxt = toks[i + 1 + len(run)] if i + 1 + len(run) < len(toks) else None
-        complement = nxt is not None and nxt.low == "of" and not _break(message, end, nxt.start)
+        complement = (
+            nxt is not None and nxt.low in PREPOSITIONS and not _break(message, end, nxt.start)
+        )
         out.append(
             Description(
                 message[tok.start : end],
@@ -153,7 +160,7 @@ def unanchored(message: str, history: Sequence[Turn]) -> list[Description]:
         if any(w in UNIQUE or (w.endswith("est") and len(w) > 5) for w in d.words):
             continue  # "the largest city": unique by itself
         if d.complement and not d.demonstrative:
-            continue  # "the role of ...", "the end of ...": of the thing its "of" names
+            continue  # "the role of ...", "the policy on remote work": its phrase says which
         if d.head in GENERIC_NOUNS or d.head in RELATIONAL_NOUNS:
             continue  # "the way", "the fee": of something else, not a kind of thing
         if _named(message, d):

@@ -19,6 +19,8 @@ LABELLED = re.compile(r"^([A-Z][^:;.?!]{0,38}):\s+\S")
 """A sentence opening with a short label ("Norrland NR-500: firmware 7.2 or later.", "Day
 pass: 12 dollars, unlimited rides"): two or more in a row are a list written as lines
 (a PDF's list loses its bullets). The conversation layer reads quoted answers with it."""
+
+
 @dataclass(frozen=True)
 class Unit:
     """A sentence, or a list item or table row (`item`), of a chunk."""

@@ -72,6 +72,7 @@ STOP = frozenset(
     ]
 )
 
+
 def terms(text: str) -> list[str]:
     """Lowercased content words with a light plural/suffix folding."""
     out = []
@@ -87,5 +88,3 @@ def fold(word: str) -> str:
         if word.endswith(suffix) and len(word) > len(suffix) + 3:
             return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
     return word
-
-

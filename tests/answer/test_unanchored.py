@@ -100,8 +100,24 @@ def test_several_subjects_and_a_topic_the_conversation_never_spoke_of_ask_back()
 def test_a_the_description_on_the_conversation_s_topic_points_back() -> None:
     """ "the player" in a conversation already on basketball points at the one spoken of,
     though no earlier turn used the word "player"; "this player" still needs one."""
-    history = [Turn("user", "Who won the NBA finals in 2016?"), Turn("assistant", "Cleveland.")]
-    q = "When was the player born in the NBA finals?"
+    history = [
+        Turn("user", "Which team won the NBA finals in 2016?"),
+        Turn("assistant", "The Cleveland Cavaliers won the 2016 NBA finals."),
+    ]
+    q = "Which team did the player win the NBA finals with?"
+    assert [d.text for d in unanchored(q, history)] == ["the player"]
     assert clarify.ask_back(q, history, Resolution(query=q), _hits(PLAYERS)) is None
-    this = "When was this player born in the NBA finals?"
+    this = "Which team did this player win the NBA finals with?"
     assert clarify.ask_back(this, history, Resolution(query=this), _hits(PLAYERS)) is not None
+
+
+def test_a_subject_an_earlier_turn_named_was_picked() -> None:
+    q = "When was the famous basketball player born?"
+    history = [Turn("user", "Did Pete Maravich play in Atlanta?"), Turn("assistant", "Yes.")]
+    assert clarify.picked(q, history, _hits(PLAYERS))
+    assert clarify.ask_back(q, history, Resolution(query=q), _hits(PLAYERS)) is None
+    # the message's own topic words half-naming an off-kind subject are no pick
+    hits = _hits(["Economy of India", "Chipotle Mexican Grill", "Jack in the Box"])
+    chain = "Does this fast food chain operate in India?"
+    assert not clarify.picked(chain, [], hits, "this fast food chain")
+    assert clarify.ask_back(chain, [], Resolution(query=chain), hits) is not None
