@@ -227,7 +227,9 @@ def report(rows: list[dict[str, Any]], command: str) -> str:
         "the top five passages have at least `SUBJECTS_TO_ASK` distinct subjects (titles), "
         'two of them offerable; and, for a "the" description, at most `MAX_SHARED` of the '
         "message's words were used in the conversation before (a demonstrative needs no "
-        "such check). The two thresholds are chosen on one MTRAG-UN domain (most "
+        "such check). In both modes a turn too far from the documents to answer abstains "
+        "instead (so on a turn the rule can only ask less than measured here). The two "
+        "thresholds are chosen on one MTRAG-UN domain (most "
         f"UNDERSPECIFIED turns asked about with at most {MAX_FALSE:.0%} of the others) and "
         "reported on the other; every MTRAG turn (each has a human rewrite: specified) "
         "counts as a negative, reported by domain and for follow-ups alone.",

@@ -76,31 +76,31 @@ def decide(row: dict[str, Any], abstain: Scorer, ask: Scorer) -> str:
         return "abstain"
     if row["path"] != "judged":
         return "answer"
-    if row.get("asks_back"):
-        return "ask"  # answer.clarify.ask_back, the rule both modes run first
     f = row["features"]
+    a = {n: f[f"abstain.{n}"] for n in abstain.features}
+    abstains = abstain.decide(a)
+    if row.get("asks_back") and not abstains:
+        return "ask"  # answer.clarify.ask_back, the rule both modes run
     c = {n: f[f"clarify.{n}"] for n in ask.features}
     if ask.decide(c) and len(row["options"]) >= 2:
         return "ask"
-    a = {n: f[f"abstain.{n}"] for n in abstain.features}
-    return "abstain" if abstain.decide(a) else "answer"
+    return "abstain" if abstains else "answer"
 
 
 def floor_decision(row: dict[str, Any]) -> str:
-    """What the default (`retrieval.abstention = "floor"`) does: ask back by the rule of
-    `answer.clarify.ask_back`, else abstain when the best cosine of the question's own
-    hits is under `min_dense_score` and the lexical coverage under
-    `min_lexical_coverage`."""
+    """What the default (`retrieval.abstention = "floor"`) does: abstain when the best
+    cosine of the question's own hits is under `min_dense_score` and the lexical coverage
+    under `min_lexical_coverage`, else ask back by the rule of `answer.clarify.ask_back`."""
     if row["path"] in ("resolver asked back", "nothing retrieved"):
         return "ask" if row["path"] == "resolver asked back" else "abstain"
     if row["path"] != "judged":
         return "answer"
-    if row.get("asks_back"):
-        return "ask"
     f = row["features"]
     cut = RetrievalSettings()
     low = f["abstain.raw_cos"] < cut.min_dense_score
-    return "abstain" if low and f["abstain.coverage"] < cut.min_lexical_coverage else "answer"
+    if low and f["abstain.coverage"] < cut.min_lexical_coverage:
+        return "abstain"
+    return "ask" if row.get("asks_back") else "answer"
 
 
 def rates(

@@ -306,13 +306,6 @@ class TurnRunner:
         cosine floor for abstaining."""
         index = self.retriever.index
         if self.settings.retrieval.abstention == "floor":
-            asked_back = (
-                clarify.ask_back(message, history, resolution, result.hits)
-                if req.forced_query is None and self.settings.retrieval.ask_back
-                else None
-            )
-            if asked_back is not None:
-                return Verdict(Action.CLARIFY, asked_back[0], asked_back[1])
             floor = abstain.should_abstain(
                 abstain.evidence_hits(result.hits, result.per_query, asked),
                 min_dense_score=self.settings.retrieval.min_dense_score,
@@ -321,8 +314,15 @@ class TurnRunner:
                 ),
                 min_coverage=self.settings.retrieval.min_lexical_coverage,
             )
-            if floor:
+            if floor:  # too far to answer: too far to offer its subjects as well
                 return Verdict(Action.ABSTAIN, answerability.abstention(asked, result.hits))
+            asked_back = (
+                clarify.ask_back(message, history, resolution, result.hits)
+                if req.forced_query is None and self.settings.retrieval.ask_back
+                else None
+            )
+            if asked_back is not None:
+                return Verdict(Action.CLARIFY, asked_back[0], asked_back[1])
             return Verdict(Action.ANSWER)
         evidence = TurnEvidence(
             message=message,

@@ -71,6 +71,16 @@ def test_a_the_description_on_a_new_topic_asks_too(counties: Assistant) -> None:
     assert len(asked.clarification_options) >= 2
 
 
+def test_a_kind_the_documents_do_not_cover_is_not_offered_their_subjects(
+    counties: Assistant,
+) -> None:
+    """ "the famous basketball player" over three county documents: too far to answer,
+    so "Do you mean Alameda County, ...?" would be nonsense."""
+    answer = counties.session().ask("When was the famous basketball player born?")
+    assert answer.clarification is None
+    assert answer.abstained
+
+
 def test_a_question_that_names_its_subject_is_answered(counties: Assistant) -> None:
     answer = counties.session().ask("How wealthy is Tuolumne County?")
     assert answer.clarification is None and not answer.abstained

@@ -179,6 +179,12 @@ def test_the_judge_asks_back_once_and_never_on_a_corrected_search() -> None:
         clarify_model=_never("clarify", clarify.FEATURES),
     )  # "this county" with three counties on top: the rule asks, whatever the scorer says
     assert rule.action is Action.CLARIFY and rule.text.startswith("Which county?")
+    too_far = judge(
+        _evidence([]),
+        abstain_model=_always("abstain", answerability.FEATURES),
+        clarify_model=_never("clarify", clarify.FEATURES),
+    )  # evidence too far to answer is too far to offer its subjects
+    assert too_far.action is Action.ABSTAIN
     keep = _never("abstain", answerability.FEATURES)
     v = judge(_evidence([]), abstain_model=keep, clarify_model=ask)
     assert v.action is Action.CLARIFY and v.options == tuple(COUNTIES)

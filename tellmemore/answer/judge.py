@@ -104,7 +104,8 @@ def judge(
         **{f"abstain.{k}": v for k, v in a.items()},
         **{f"clarify.{k}": v for k, v in c.items()},
     }
-    if ev.may_clarify:
+    abstains = abstain_model.decide(a)
+    if ev.may_clarify and not abstains:  # too far to answer: too far to offer its subjects
         asked = clarify.ask_back(ev.message, ev.history, ev.resolution, ev.hits)
         if asked is not None:
             return Verdict(Action.CLARIFY, asked[0], asked[1], feats)
@@ -112,7 +113,7 @@ def judge(
         choices = clarify.options(ev.message, ev.history, ev.hits)
         if len(choices) >= 2:
             return Verdict(Action.CLARIFY, clarify.question(choices), tuple(choices), feats)
-    if abstain_model.decide(a):
+    if abstains:
         text = answerability.abstention(
             ev.asked, own, answerability.stats_for(ev.asked, ev.term_stats)
         )
