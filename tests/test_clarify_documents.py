@@ -69,6 +69,10 @@ def test_a_the_description_on_a_new_topic_asks_too(counties: Assistant) -> None:
     assert asked.clarification is not None
     assert asked.clarification.startswith("Which county?")
     assert len(asked.clarification_options) >= 2
+    answer = chat.ask("Tuolumne County")
+    assert answer.clarification is None and not answer.abstained
+    assert "Tuolumne County" in answer.standalone_query
+    assert "70,432" in answer.answer
 
 
 def test_a_kind_the_documents_do_not_cover_is_not_offered_their_subjects(
