@@ -70,14 +70,17 @@ def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words)
 
 
-def _names(hits: Sequence[Hit]) -> list[str]:
+def _names(hits: Sequence[Hit], kind: str = "") -> list[str]:
     """Each hit's subject, a name the user can tell from the others': its title, or its
-    first section when all hits share one title (one handbook, several policies);
+    first section when all hits share one title (one handbook, several policies) and
+    the kind asked about is not what the title names ("which license?" over licences
+    all titled "GNU GENERAL PUBLIC LICENSE" asks for the document, not its "Preamble");
     qualified by the document's path when distinct documents read the same
     ("Parks (alameda)", "Parks (ventura)"); "" for a passage with nothing to call it by."""
     # an untitled passage with an opaque id ("ibmcld_04178-7-2164") names nothing to offer
     titles = [_title(h.chunk.title, h.chunk.doc_id) for h in hits]
-    by_section = len({t.lower() for t in titles}) == 1
+    head = _head(kind)
+    by_section = len({t.lower() for t in titles}) == 1 and not (head and head in _stems(titles[0]))
     keys: list[tuple[str, str]] = []
     for h, t in zip(hits, titles, strict=True):
         section = h.chunk.section[0].strip() if by_section and h.chunk.section else ""
@@ -123,11 +126,18 @@ def _qualified(key: tuple[str, str], keys: Sequence[tuple[str, str]]) -> str:
     return f"{name} ({path})"
 
 
-def subjects(hits: Sequence[Hit], top: int = TOP) -> list[Subject]:
-    """Distinct subjects of the top hits, best first (`_names`)."""
+def _head(kind: str) -> str:
+    """The stem of a description's last word: the kind of thing it asks about."""
+    words = content_words(kind)
+    return stem(words[-1]) if words else ""
+
+
+def subjects(hits: Sequence[Hit], top: int = TOP, kind: str = "") -> list[Subject]:
+    """Distinct subjects of the top hits, best first (`_names`; `kind`: the description
+    asked about)."""
     hits = list(hits[:top])
     out: dict[str, Subject] = {}
-    for h, name in zip(hits, _names(hits), strict=True):
+    for h, name in zip(hits, _names(hits, kind), strict=True):
         key = name.lower()
         if key and key not in out:
             out[key] = Subject(name, _stems(name), h.rank)
@@ -213,7 +223,7 @@ def options(
 def _unnamed(
     message: str, history: Sequence[Turn], hits: Sequence[Hit], kind: str
 ) -> list[Subject]:
-    found = subjects(hits)
+    found = subjects(hits, kind=kind)
     said = (set(_stems(message)) - _stems(kind)) | {s for t in history for s in _stems(t.content)}
     shared = frozenset.intersection(*(s.stems for s in found)) if found else frozenset()
     return [s for s in found if not _named(s, shared, said)]
@@ -224,7 +234,7 @@ def picked(message: str, history: Sequence[Turn], hits: Sequence[Hit], kind: str
     it, or the message names it in full ("When was the famous player Kobe Bryant
     born?"); a subject only half named by the message's topic words ("Economy of India"
     for "does this chain operate in India?") is no pick."""
-    found = subjects(hits)
+    found = subjects(hits, kind=kind)
     before = {s for t in history for s in _stems(t.content)}
     shared = frozenset.intersection(*(s.stems for s in found)) if found else frozenset()
     said = set(_stems(message)) - _stems(kind)
@@ -298,12 +308,12 @@ def unanchored_evidence(
     found = unanchored(message, history)
     if not found:
         return None
-    top = subjects(hits)
-    named = {s for subject in top for s in subject.stems}
+    named = {s for subject in subjects(hits) for s in subject.stems}
     d = next(
         (d for d in found if d.demonstrative),
         next((d for d in found if stem(d.head) in named), found[0]),
     )  # "the income in the county" over three counties: "the county" is asked about
+    top = subjects(hits, kind=d.text)
     own = [stem(w) for w in content_words(message)]
     before = {s for t in history for s in _stems(t.content)}
     shared = sum(w in before for w in own) / len(own) if own else 0.0

@@ -121,3 +121,26 @@ def test_a_subject_an_earlier_turn_named_was_picked() -> None:
     chain = "Does this fast food chain operate in India?"
     assert not clarify.picked(chain, [], hits, "this fast food chain")
     assert clarify.ask_back(chain, [], Resolution(query=chain), hits) is not None
+
+
+def test_a_kind_the_titles_name_is_offered_by_document_not_by_section() -> None:
+    """ "Which license?" over GPL-2 and GPL-3, both titled "GNU GENERAL PUBLIC LICENSE":
+    the documents are the choice, not their "Preamble" sections."""
+    hits = [
+        Hit(
+            make_chunk(str(i), "text", title="GNU GENERAL PUBLIC LICENSE", section=("Preamble",),
+                       doc_id=f"licenses/{name}.txt"),
+            0.5, i + 1, dense=0.5,
+        )
+        for i, name in enumerate(["GPL-3", "GPL-2"])
+    ]  # fmt: skip
+    by_section = [s.name for s in clarify.subjects(hits)]
+    assert by_section == ["Preamble (GPL-3)", "Preamble (GPL-2)"]
+    by_document = [s.name for s in clarify.subjects(hits, kind="the license")]
+    assert by_document == [
+        "GNU GENERAL PUBLIC LICENSE (GPL-3)",
+        "GNU GENERAL PUBLIC LICENSE (GPL-2)",
+    ]
+    q = "What does the license say about patents?"
+    got = clarify.ask_back(q, [], Resolution(query=q), hits)
+    assert got is not None and got[1] == tuple(by_document)
