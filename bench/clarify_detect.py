@@ -222,8 +222,9 @@ def report(rows: list[dict[str, Any]], command: str) -> str:
         "",
         "The rule (`answer.clarify.ask_back`): the message holds a definite or demonstrative "
         'description of a kind of thing (`answer.unanchored`: "the famous basketball '
-        'player", "this county"; not unique by itself, not a name, not tied to an '
-        '"of" complement) whose words no earlier turn used; the resolver bound nothing; '
+        'player", "this county"; not unique by itself, not a name, for "the" not '
+        "followed by a prepositional phrase) whose words no earlier turn used; the resolver "
+        "bound nothing; no earlier turn names one of the subjects; "
         "the top five passages have at least `SUBJECTS_TO_ASK` distinct subjects (titles), "
         'two of them offerable; and, for a "the" description, at most `MAX_SHARED` of the '
         "message's words were used in the conversation before (a demonstrative needs no "
