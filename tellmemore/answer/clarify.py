@@ -126,6 +126,13 @@ def _qualified(key: tuple[str, str], keys: Sequence[tuple[str, str]]) -> str:
     return f"{name} ({path})"
 
 
+def _kind_words(kind: str) -> set[str]:
+    """The stems of a description's lower-case words: they say what kind of subject is
+    meant ("this language", "the fast food chain") and name none; a capitalised one is
+    a name that picks one ("the BSD license")."""
+    return {stem(w) for w in kind.split() if w.islower()} & set(_stems(kind))
+
+
 def _head(kind: str) -> str:
     """The stem of a description's last word: the kind of thing it asks about."""
     words = content_words(kind)
@@ -224,7 +231,9 @@ def _unnamed(
     message: str, history: Sequence[Turn], hits: Sequence[Hit], kind: str
 ) -> list[Subject]:
     found = subjects(hits, kind=kind)
-    said = (set(_stems(message)) - _stems(kind)) | {s for t in history for s in _stems(t.content)}
+    said = (set(_stems(message)) - _kind_words(kind)) | {
+        s for t in history for s in _stems(t.content)
+    }
     shared = frozenset.intersection(*(s.stems for s in found)) if found else frozenset()
     return [s for s in found if not _named(s, shared, said)]
 
@@ -237,7 +246,7 @@ def picked(message: str, history: Sequence[Turn], hits: Sequence[Hit], kind: str
     found = subjects(hits, kind=kind)
     before = {s for t in history for s in _stems(t.content)}
     shared = frozenset.intersection(*(s.stems for s in found)) if found else frozenset()
-    said = set(_stems(message)) - _stems(kind)
+    said = set(_stems(message)) - _kind_words(kind)
     return any(
         _named(s, shared, before) or (s.stems - shared and s.stems - shared <= said) for s in found
     )

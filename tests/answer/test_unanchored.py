@@ -144,3 +144,13 @@ def test_a_kind_the_titles_name_is_offered_by_document_not_by_section() -> None:
     q = "What does the license say about patents?"
     got = clarify.ask_back(q, [], Resolution(query=q), hits)
     assert got is not None and got[1] == tuple(by_document)
+
+
+def test_a_capitalised_word_of_the_description_names_the_subject_it_picks() -> None:
+    """ "the BSD license": "BSD" names one of the licences; "this fast food chain" names
+    none of the chains."""
+    hits = _hits(["BSD", "MPL-2.0", "Apache-2.0"])
+    q = "What conditions does the BSD license set for redistribution?"
+    assert [d.text for d in unanchored(q, [])] == ["the BSD license"]
+    assert clarify.picked(q, [], hits, "the BSD license")
+    assert clarify.ask_back(q, [], Resolution(query=q), hits) is None
