@@ -47,6 +47,8 @@ phrase (the human rewrites carry them too), but no part of a subject that is rep
 
 
 _COUNT_WORDS = lexicon.words("binding_count_words")
+_MODIFIERS = _NOT_NOUNS | _COUNT_WORDS
+"""A run of these alone is no antecedent ("the last two")."""
 
 
 _TRAILING_ADVERBS = lexicon.words("trailing_adverbs")
@@ -91,9 +93,11 @@ _ADJECTIVE_ENDINGS = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Phrase:
-    """A run of content words in one text, as written there."""
+    """A run of content words in one text, as written there. Never changed once made (the
+    analyses that keep it are shared), but not declared frozen: a frozen dataclass sets
+    each field through object.__setattr__, a third of making one."""
 
     text: str
     stems: tuple[str, ...]
@@ -296,7 +300,7 @@ def _is_antecedent(
     run: list[Token], before: str, det: bool, initial: set[int], at_break: bool = False
 ) -> bool:
     if len(run) > 1:  # ... unless every word is a modifier or a count ("the last two")
-        return not all(norm(t.text) in _NOT_NOUNS or norm(t.text) in _COUNT_WORDS for t in run)
+        return not all(norm(t.text) in _MODIFIERS for t in run)
     tok = run[0]
     low = norm(tok.text)
     named = tok.text[:1].isupper() and tok.start not in initial
