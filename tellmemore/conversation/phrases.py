@@ -60,6 +60,10 @@ _POSTPOSITIVE = lexicon.words("postpositive")
 "Moxie sounds familiar"): no part of the noun phrase."""
 
 
+_NOT_IN_PHRASE_END = _TRAILING_ADVERBS | _POSTPOSITIVE
+"""Words that end no noun phrase of two or more words (made once, not per run)."""
+
+
 _ASPECTUAL = lexicon.words("aspectual")
 """Verbs whose "-ing" is the action itself ("it keeps failing"), not a thing they act on."""
 
@@ -144,15 +148,14 @@ def parse_phrases(text: str, toks: Sequence[Token]) -> tuple[Phrase, ...]:
             run.pop()
         if do_subject and not verb_follows and len(run) > 1 and run[-1].text.islower():
             run.pop()  # "how does version 6.15.0 differ from ...": do-support's bare verb
-        while len(run) > 1 and (
-            _is_participle(run[-1].text) or run[-1].low in _TRAILING_ADVERBS | _POSTPOSITIVE
-        ):
+        while len(run) > 1 and (_is_participle(run[-1].text) or run[-1].low in _NOT_IN_PHRASE_END):
             run.pop()  # "the Act enacted", "states located": a verb ends the noun phrase;
             # "return the bike late": an adverb does too ("late fee" keeps its "late")
         if run and _is_antecedent(run, before, det, initial, at_break):
             out.extend(_cut(text, run, prep, det, initial))
         run = []
 
+    n_toks = len(toks)
     for i, tok in enumerate(toks):
         between = text[toks[i - 1].end : tok.start] if i else ""
         plain = between == " "  # the common case: neither pattern can match one space
@@ -163,16 +166,11 @@ def parse_phrases(text: str, toks: Sequence[Token]) -> tuple[Phrase, ...]:
             do_pending = False
             last_prep, last_det, last_fn = None, False, ""
         low = norm(tok.text)
-        if (
-            not run
-            and tok.text.islower()
-            and i > 0
-            and toks[i - 1].low == "how"
-            and low not in FUNCTION_WORDS
-        ):
+        lower = not run and tok.text.islower()
+        if lower and i > 0 and toks[i - 1].low == "how" and low not in FUNCTION_WORDS:
             last_fn = low  # "how fast", "how often": an adverb or adjective, no noun
             continue
-        if not run and tok.text.islower() and _after_subject_pronoun(toks, i):
+        if lower and _after_subject_pronoun(toks, i):
             flush()  # "do they respond", "which one protects more": the subject's verb
             last_fn = low
             continue
@@ -184,7 +182,7 @@ def parse_phrases(text: str, toks: Sequence[Token]) -> tuple[Phrase, ...]:
             low in _JOINERS
             and run
             and run[-1].text[:1].isupper()
-            and i + 1 < len(toks)
+            and i + 1 < n_toks
             and toks[i + 1].text[:1].isupper()
         )
         opens = tok.start in initial or (i > 0 and toks[i - 1].low in ("please", "you"))
