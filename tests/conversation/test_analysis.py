@@ -3,6 +3,9 @@ chunker; it is made once per text; an answer prepared when stored is ready next 
 
 from __future__ import annotations
 
+import sys
+import threading
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -135,3 +138,42 @@ def test_a_sentence_is_parsed_once_whatever_text_it_is_in() -> None:
     assert [(p.text, p.stems) for p in one] == _sentence_parse(
         "The Kestrel Edge plan costs $417 a month."
     )
+
+
+def test_threads_reading_one_analysis_get_the_tokenizers_tokens() -> None:
+    """A service's threads share analyses: tokens read on demand by several threads at
+    once come out whole and in order, as one thread reading them alone gets them."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch inside the token loop
+    try:
+        for i in range(20):
+            text = " ".join(
+                f"Rack {i}.{j} holds {j} Kestrel routers, see ERR-{i}{j}." for j in range(40)
+            )
+            _read_together(text)
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def _read_together(text: str) -> None:
+    a = Analysis(text)
+    barrier = threading.Barrier(6)
+
+    def read(n: int) -> None:
+        barrier.wait()
+        a.opening(n)
+        a.opening_words(n)
+        if n % 2:
+            assert a.tokens == tuple(tokenize(text))
+
+    threads = [threading.Thread(target=read, args=(n,)) for n in range(1, 7)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert a.tokens == tuple(tokenize(text))
+    alone = Analysis(text)
+    assert [a.opening(n) for n in range(1, 7)] == [alone.opening(n) for n in range(1, 7)]
+    assert [a.opening_words(n) for n in range(1, 7)] == [
+        alone.opening_words(n) for n in range(1, 7)
+    ]
