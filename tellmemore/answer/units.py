@@ -19,6 +19,10 @@ LABELLED = re.compile(r"^([A-Z][^:;.?!]{0,38}):\s+\S")
 """A sentence opening with a short label ("Norrland NR-500: firmware 7.2 or later.", "Day
 pass: 12 dollars, unlimited rides"): two or more in a row are a list written as lines
 (a PDF's list loses its bullets). The conversation layer reads quoted answers with it."""
+_RUN_ON = re.compile(r"(?<=[a-z]{2}[.!?])(?=[A-Z][a-z])")
+"""Where a sentence runs into the next with no space ("... synchronous rotation.Daily Moon
+Guide"): text scraped from a web page loses the space between its blocks, and the whole
+page became one quote."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +106,7 @@ def units(text: str, header: str | None = None) -> list[Unit]:
             text = block.strip()
             out.append(Unit(text, True, row=row, step=step, key=key or label(text)))
             continue
-        out.extend(Unit(p) for p in split_sentences(block))
+        out.extend(Unit(p) for p in split_sentences(_RUN_ON.sub(" ", block)))
     return _labelled_runs(out)
 
 

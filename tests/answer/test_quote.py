@@ -137,5 +137,8 @@ def test_no_answer_quotes_rows_of_a_table_the_question_does_not_name(sample_assi
         asked = _words(f"{question} {answer.standalone_query}")
         for line in answer.answer.splitlines():
             for label, naming in rows.items():
-                if line.lstrip("- ").startswith(label) or f": {label};" in line:
+                # a row reads "Plan: Pro; Price: ..." or, label column unnamed, "Pro; ...";
+                # prose opening with the word ("Pro commits to 99.9% ...") is no row
+                text = line.lstrip("- ")
+                if re.match(rf"{re.escape(label)}[:;.]", text) or f": {label};" in line:
                     assert asked & naming, (question, line)

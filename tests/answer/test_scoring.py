@@ -1,0 +1,85 @@
+"""The sentence scorer: a logistic model over the features and, shipped, their pairwise
+products; its weights a JSON artifact checked against the features the code computes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tellmemore.answer import extractive, scoring
+from tellmemore.answer.units import units
+from tellmemore.testing.conformance import make_chunk
+from tellmemore.types import Hit
+
+
+def _xor_data(n: int = 600) -> tuple[np.ndarray, np.ndarray]:
+    """Labels that only a product of two features tells apart (both high or both low)."""
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(n, len(scoring.FEATURES)))
+    y = ((x[:, 0] > 0) == (x[:, 1] > 0)).astype(float)
+    return x, y
+
+
+def _accuracy(scorer: scoring.Scorer, x: np.ndarray, y: np.ndarray) -> float:
+    return float(((scorer.probabilities(x) >= 0.5) == (y == 1)).mean())
+
+
+def test_interactions_learn_what_separate_weights_cannot() -> None:
+    x, y = _xor_data()
+    linear = scoring.fit(x, y)
+    pairs = scoring.fit(x, y, l2=1.0, interactions=True)
+    assert pairs.interactions and not linear.interactions
+    assert _accuracy(linear, x, y) < 0.65
+    assert _accuracy(pairs, x, y) > 0.9
+
+
+def test_a_scorer_with_interactions_survives_its_json() -> None:
+    x, y = _xor_data()
+    pairs = scoring.fit(x, y, l2=1.0, interactions=True)
+    again = scoring.Scorer.from_json(pairs.to_json(note="test"))
+    assert again.interactions
+    np.testing.assert_allclose(again.probabilities(x), pairs.probabilities(x), atol=1e-4)
+
+
+def test_weights_for_another_number_of_terms_are_refused_with_the_fix() -> None:
+    x, y = _xor_data()
+    data = json.loads(scoring.fit(x, y, l2=1.0, interactions=True).to_json())
+    data["weights"] = data["weights"][: len(scoring.FEATURES)]
+    with pytest.raises(ValueError, match=r"refit with bench/extractive_answers\.py --fit"):
+        scoring.Scorer.from_json(json.dumps(data))
+
+
+def test_the_shipped_weights_are_for_the_features_this_code_computes() -> None:
+    shipped = scoring.shipped()
+    assert len(shipped.weights) == len(scoring.FEATURES)
+    assert 0.0 < shipped.threshold < 1.0
+
+
+def test_the_shipped_scorer_quotes_the_sentence_that_answers(minilm) -> None:  # type: ignore[no-untyped-def]
+    text = (
+        "Employees accrue paid time off from their first day. "
+        "Requests go to your manager through the HR portal. "
+        "Parental leave is 16 weeks at full pay for every new parent. "
+        "The office is closed on public holidays."
+    )
+    hit = Hit(chunk=make_chunk("leave", text, title="Leave policy"), score=1.0, rank=1)
+    quoted = extractive.best_sentences(
+        "How much parental leave do we get?", [hit], embed=minilm.embed_documents
+    )
+    assert any("16 weeks" in e.sentence for e in quoted)
+    assert len(quoted) <= extractive.MAX_SENTENCES
+
+
+def test_a_sentence_run_into_the_next_without_a_space_is_two_units() -> None:
+    text = "The Moon has no light of its own.Daily Moon Guide shows each day of the year."
+    assert [u.text for u in units(text)] == [
+        "The Moon has no light of its own.",
+        "Daily Moon Guide shows each day of the year.",
+    ]
+
+
+@pytest.mark.parametrize("text", ["Read the U.S. Code first.", "Install Node.js and ASP.NET."])
+def test_abbreviations_and_dotted_names_are_not_cut(text: str) -> None:
+    assert [u.text for u in units(text)] == [text]
