@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from anyascii import anyascii
 
 if TYPE_CHECKING:
-    from tellmemore.answer.extractive import Unit
+    from tellmemore.answer.units import Unit
 
 _INVISIBLE = re.compile(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f"

@@ -105,6 +105,8 @@ def call_with_retries(
         if outcome is None or not outcome.failed:
             return False
         exc = outcome.exception()
+        if exc is None:  # a failed outcome always holds its exception
+            return False
         verdict = judge(exc, state.attempt_number)
         if verdict is None:
             return False
@@ -117,7 +119,8 @@ def call_with_retries(
     def before_sleep(state: RetryCallState) -> None:
         if on_retry is not None and state.outcome is not None:
             exc = state.outcome.exception()
-            on_retry(state.attempt_number, wait(state), exc)
+            if exc is not None:
+                on_retry(state.attempt_number, wait(state), exc)
 
     retrying = Retrying(
         retry=retry, wait=wait, sleep=sleep, before_sleep=before_sleep, reraise=True

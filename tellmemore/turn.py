@@ -213,7 +213,7 @@ class TurnRunner:
 
         t_answer = time.perf_counter()
         text, model = "", "extractive"
-        cited: tuple[Citation, ...] = ()
+        cited = ()
         items: tuple[str, ...] = ()
         asked = phrasings.evidence()
         verdict = self._judge(message, history, resolution, result, asked, req)
@@ -473,7 +473,10 @@ class TurnRunner:
         embedder = getattr(self.retriever, "embedder", None)
         if embedder is None:
             return None
-        return getattr(embedder, "embed_queries", None) or embedder.embed_documents
+        embed: Callable[[Sequence[str]], Any] = (
+            getattr(embedder, "embed_queries", None) or embedder.embed_documents
+        )
+        return embed
 
     def _ask_back(
         self,

@@ -21,7 +21,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 
 from tellmemore.answer import superlatives
-from tellmemore.answer.extractive import units
+from tellmemore.answer.units import units
 from tellmemore.conversation.text import content_words, norm, singular
 from tellmemore.types import Hit, TermStats
 

@@ -38,7 +38,7 @@ import numpy as np
 from tellmemore.answer import answer_types
 from tellmemore.answer.abstain import COVERAGE_HITS, lexical_coverage
 from tellmemore.answer.calibration import Calibration
-from tellmemore.answer.extractive import sentences
+from tellmemore.answer.units import sentences
 from tellmemore.conversation.text import content_words, stem
 from tellmemore.index.base import Vector
 from tellmemore.types import Hit, TermStats, Turn

@@ -217,7 +217,8 @@ class Scorer:
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         z = (self.terms(x) - np.asarray(self.mean)) / np.asarray(self.scale)
-        return 1.0 / (1.0 + np.exp(-np.clip(z @ np.asarray(self.weights) + self.bias, -30, 30)))
+        logits = np.clip(z @ np.asarray(self.weights) + self.bias, -30, 30)
+        return np.asarray(1.0 / (1.0 + np.exp(-logits)))
 
     def to_json(self, **about: object) -> str:
         data: dict[str, object] = {

@@ -89,8 +89,8 @@ def units(text: str, header: str | None = None) -> list[Unit]:
                 table_header = cells  # a header row is not a fact on its own
             else:
                 pairs = zip(table_header, cells, strict=False)
-                row = "; ".join(f"{h}: {c}" if h else c for h, c in pairs if c) + "."
-                blocks.append((row, True, True, False, cells[0] if cells else ""))
+                row_text = "; ".join(f"{h}: {c}" if h else c for h, c in pairs if c) + "."
+                blocks.append((row_text, True, True, False, cells[0] if cells else ""))
             continue
         if LIST_MARKER.match(line):
             flush()
@@ -101,10 +101,10 @@ def units(text: str, header: str | None = None) -> list[Unit]:
         paragraph.append(line)
     flush()
     out: list[Unit] = []
-    for block, item, row, step, key in blocks:
+    for block, item, is_row, step, key in blocks:
         if item:  # an item is quoted whole, even when it holds two sentences
             text = block.strip()
-            out.append(Unit(text, True, row=row, step=step, key=key or label(text)))
+            out.append(Unit(text, True, row=is_row, step=step, key=key or label(text)))
             continue
         out.extend(Unit(p) for p in split_sentences(_RUN_ON.sub(" ", block)))
     return _labelled_runs(out)

@@ -139,7 +139,7 @@ def _run_cases(path: Path, out: Path, *, quiet: bool) -> dict[str, Any]:
     loaded, corpora = load_cases(path)
     results = [run_case(c, corpora) for c in loaded]
     counts = per_pass(results)
-    report = {
+    report: dict[str, Any] = {
         "path": str(path),
         "cases": len(results),
         "passed": sum(r.ok for r in results),
@@ -235,7 +235,9 @@ class _Bars:
         self._progress.__exit__(None, None, None)
 
 
-def _print_summary(report: dict[str, Any], unavailable: dict[str, str], paths: dict) -> None:
+def _print_summary(
+    report: dict[str, Any], unavailable: dict[str, str], paths: dict[str, Path]
+) -> None:
     from rich.table import Table
 
     from tellmemore.eval.measures import PRIMARY

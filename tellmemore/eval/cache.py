@@ -156,7 +156,8 @@ class _CachedEmbedder:
         return self._cache.get(texts)
 
     def embed_query(self, text: str) -> Vector:
-        return self._cache.get([text])[0]
+        vector: Vector = self._cache.get([text])[0]
+        return vector
 
     def count_tokens(self, text: str) -> int:
         return self._cache.inner.count_tokens(text)

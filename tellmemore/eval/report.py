@@ -69,7 +69,9 @@ def _slice(rows: Sequence[tuple[TurnResult, dict[str, float]]], name: str) -> li
     return [x for x in rows if name == "all" or x[0].turn.followup]
 
 
-def _means(rows: Sequence[tuple[TurnResult, dict[str, float]]], names: Sequence[str]) -> dict:
+def _means(
+    rows: Sequence[tuple[TurnResult, dict[str, float]]], names: Sequence[str]
+) -> dict[str, float | None]:
     return {n: _r(mean(v[n] for _, v in rows)) for n in names}
 
 
