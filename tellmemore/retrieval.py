@@ -84,8 +84,10 @@ class Retriever:
         if mode is not SearchMode.BM25:
             if len(unique) == 1:
                 vectors = [self.embedder.embed_query(unique[0])]
-            else:
-                vectors = list(self.embedder.embed_documents(unique))
+            else:  # a follow-up's phrasings are queries: the query runtime, as one batch
+                embed_queries = getattr(self.embedder, "embed_queries", None)
+                encode = embed_queries or self.embedder.embed_documents
+                vectors = list(encode(unique))
         embed_ms = (time.perf_counter() - t0) * 1000
 
         t1 = time.perf_counter()

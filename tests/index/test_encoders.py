@@ -214,3 +214,26 @@ def test_int8_is_an_option_on_onnx_with_a_measured_quality_cost(
     )
     cosines = np.sum(got * reference, axis=1)
     assert 0.98 <= float(cosines.min()) < 0.9999  # close, but really quantised
+
+
+@pytest.mark.model
+def test_several_phrasings_are_encoded_on_the_query_runtime(sample_assistant) -> None:  # type: ignore[no-untyped-def]
+    """A follow-up searches several phrasings at once. They are queries: encoded as the
+    evaluation encodes them (ONNX), and without loading torch, which costs seconds."""
+    project = sample_assistant.settings.project_dir
+    cache_dir = sample_assistant.retriever.embedder.cache_dir
+    sample_assistant.close()
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from tellmemore.assistant import Assistant\n"
+        "from tellmemore.index.embedders import SentenceTransformerEmbedder as E\n"
+        f"a = Assistant.open(Path({str(project)!r}),"
+        f" embedder=E(cache_dir=Path({str(cache_dir)!r})))\n"
+        "hits = a.retriever.search(['does the enterprise plan cover weekends?',"
+        " 'enterprise plan weekend support'], weights=[1.0, 0.3]).hits\n"
+        "print(len(hits) > 0, 'torch' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["True", "False"]
