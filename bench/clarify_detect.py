@@ -222,7 +222,8 @@ def report(rows: list[dict[str, Any]], command: str) -> str:
         "",
         "The rule (`answer.clarify.ask_back`): the message holds a definite or demonstrative "
         'description of a kind of thing (`answer.unanchored`: "the famous basketball '
-        'player", "this county"; not unique by itself, not a name, for "the" not '
+        'player", "this county"; not unique by itself, not a name (for "the": no '
+        'capitalised word), for "the" not '
         "followed by a prepositional phrase) whose words no earlier turn used; the resolver "
         "bound nothing; no earlier turn names one of the subjects; "
         "the top five passages have at least `SUBJECTS_TO_ASK` distinct subjects (titles), "

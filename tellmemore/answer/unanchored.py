@@ -50,6 +50,7 @@ _BREAKS = frozenset(',.;:?!()[]"')
 _OBJECT_OPENERS = frozenset(
     {"a", "an", "the", "its", "their", "his", "her", "my", "our", "your", "any", "some"}
 )
+_DO = frozenset({"do", "does", "did"})
 _QUESTION_AUXILIARIES = frozenset(
     {"is", "was", "are", "were", "did", "does", "do", "has", "have", "had", "will", "can"}
 )
@@ -135,10 +136,13 @@ def _run(message: str, toks: Sequence[Token], j: int) -> list[Token]:
 def _verb_last(message: str, toks: Sequence[Token], det: int, after: int) -> bool:
     """The run's last word is the question's verb: an auxiliary opened the clause right
     before the determiner ("when was the X born?", "did the X premiere?") and the run
-    ends the clause."""
+    ends the clause, or "do" did and a preposition follows ("does this chain operate
+    in India?")."""
     if det == 0 or toks[det - 1].low not in _QUESTION_AUXILIARIES:
         return False
-    return after >= len(toks) or _break(message, toks[after - 1].end, toks[after].start)
+    if after >= len(toks) or _break(message, toks[after - 1].end, toks[after].start):
+        return True
+    return toks[det - 1].low in _DO and toks[after].low in PREPOSITIONS
 
 
 def _break(message: str, a: int, b: int) -> bool:
@@ -173,9 +177,15 @@ def unanchored(message: str, history: Sequence[Turn]) -> list[Description]:
 
 def _named(message: str, d: Description) -> bool:
     """Every word capitalised: a name ("the Super Bowl", "the USA"), not a kind of
-    thing."""
+    thing; with "the", a capitalised word anywhere: the kind of one named thing ("the
+    Free Software Foundation helpdesk", "the BSD license"). "this Fast food chain" still
+    needs an antecedent."""
     toks = tokenize(message[d.start : d.end])[1:]
-    return bool(toks) and all(t.text[:1].isupper() for t in toks)
+    if not toks:
+        return False
+    if d.demonstrative:
+        return all(t.text[:1].isupper() for t in toks)
+    return any(t.text[:1].isupper() for t in toks)
 
 
 def _form(word: str) -> str:
