@@ -142,7 +142,8 @@ def _verb_last(message: str, toks: Sequence[Token], det: int, after: int) -> boo
         return False
     if after >= len(toks) or _break(message, toks[after - 1].end, toks[after].start):
         return True
-    return toks[det - 1].low in _DO and toks[after].low in PREPOSITIONS
+    # "does the patent license of X terminate?": "of" follows a noun, never a verb
+    return toks[det - 1].low in _DO and toks[after].low in PREPOSITIONS - {"of"}
 
 
 def _break(message: str, a: int, b: int) -> bool:

@@ -69,6 +69,10 @@ def test_the_run_stops_at_a_verb_taking_an_article_and_keeps_a_possessor() -> No
     assert b.text == "the famous basketball player"
     (u,) = descriptions("Did the update action cause any issues?")
     assert u.text == "the update action"
+    (o,) = descriptions("Does this chain operate in India?")
+    assert o.text == "this chain"
+    p, _ = descriptions("When does the patent license of the Apache License terminate?")
+    assert p.text == "the patent license" and p.complement
     (p,) = descriptions("What is the actor's approach?")
     assert p.words == ("actor",)
 
