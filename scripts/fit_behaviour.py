@@ -279,7 +279,7 @@ def render(payload: dict[str, Any], rows: list[dict[str, Any]]) -> str:
         "passages), unless the turn abstains; its two thresholds were chosen on clapnq "
         "(bench/results/clarify_detect.md, which also reports them chosen on cloud and "
         "MTRAG's specified turns as negatives), so its clapnq figures here are in domain "
-        "in every row: 54% of UNDERSPECIFIED at 3.8% false in the default mode. On cloud it "
+        "in every row: 35% of UNDERSPECIFIED at 2.9% false in the default mode. On cloud it "
         "asks nothing: its passages have no titles (their ids are not options to offer). "
         "The fitted clarify scorer adds two asks on clapnq when fitted there.",
         "",

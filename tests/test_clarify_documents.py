@@ -117,3 +117,24 @@ def test_asking_back_can_be_turned_off(
 
 def _settings(path: Path, abstention: str) -> Settings:
     return Settings(project_dir=path, retrieval={"abstention": abstention})
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much does the day pass cost?",
+        "How do I reset the password?",
+        "What is the refund policy?",
+        "Where are the docking stations?",
+    ],
+)
+def test_a_thing_only_one_document_speaks_of_is_answered_not_asked_about(
+    sample_assistant: Assistant, question: str
+) -> None:
+    """The sample corpus is three products: any question's top passages come from several
+    documents, but only one of them has a day pass (or a password reset)."""
+    answer = sample_assistant.session().ask(question)
+    assert not answer.clarification_options, answer.answer
+    assert not answer.abstained
+    assert answer.citations

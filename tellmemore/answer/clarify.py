@@ -143,12 +143,21 @@ def subjects(hits: Sequence[Hit], top: int = TOP, kind: str = "") -> list[Subjec
     """Distinct subjects of the top hits, best first (`_names`; `kind`: the description
     asked about)."""
     hits = list(hits[:top])
+    head = _head(kind)
     out: dict[str, Subject] = {}
     for h, name in zip(hits, _names(hits, kind), strict=True):
         key = name.lower()
-        if key and key not in out:
+        if key and key not in out and (not head or _speaks_of(h, head)):
             out[key] = Subject(name, _stems(name), h.rank)
     return list(out.values())
+
+
+def _speaks_of(hit: Hit, head: str) -> bool:
+    """The passage speaks of the kind asked about (its stem in the title, section path or
+    text): "which pass?" fits the bike rental's day pass, not the cloud plans beside it in
+    the top passages, so a kind only one subject speaks of is not asked about."""
+    chunk = hit.chunk
+    return head in _stems(" ".join((chunk.title, *chunk.section, chunk.text)))
 
 
 def _named(subject: Subject, shared: frozenset[str], said: set[str]) -> bool:

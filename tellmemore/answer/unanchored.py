@@ -44,6 +44,7 @@ DETERMINERS = frozenset({"the", "this", "these", "those"})
 conjunction ("I heard that the ...") as a determiner, and no tagger tells them apart."""
 DEMONSTRATIVES = frozenset({"this", "these", "those"})
 UNIQUE = lexicon.words("unique_modifiers") | lexicon.words("comparatives")
+_IRREGULAR_PARTICIPLES = lexicon.words("irregular_participles")
 """Words that make a description pick one thing by themselves ("the first", "the same",
 "the largest")."""
 _BREAKS = frozenset(',.;:?!()[]"')
@@ -51,6 +52,7 @@ _OBJECT_OPENERS = frozenset(
     {"a", "an", "the", "its", "their", "his", "her", "my", "our", "your", "any", "some"}
 )
 _DO = frozenset({"do", "does", "did"})
+_BE_HAVE = frozenset({"is", "was", "are", "were", "has", "have", "had"})
 _QUESTION_AUXILIARIES = frozenset(
     {"is", "was", "are", "were", "did", "does", "do", "has", "have", "had", "will", "can"}
 )
@@ -140,7 +142,10 @@ def _verb_last(message: str, toks: Sequence[Token], det: int, after: int) -> boo
     in India?")."""
     if det == 0 or toks[det - 1].low not in _QUESTION_AUXILIARIES:
         return False
-    if after >= len(toks) or _break(message, toks[after - 1].end, toks[after].start):
+    last = toks[after - 1]
+    if toks[det - 1].low in _BE_HAVE and not _verb_form(last.text):
+        return False  # "what are the opening hours?": "are" is the verb, "hours" a noun
+    if after >= len(toks) or _break(message, last.end, toks[after].start):
         return True
     # "does the patent license of X terminate?": "of" follows a noun, never a verb
     return toks[det - 1].low in _DO and toks[after].low in PREPOSITIONS - {"of"}
@@ -148,6 +153,12 @@ def _verb_last(message: str, toks: Sequence[Token], det: int, after: int) -> boo
 
 def _break(message: str, a: int, b: int) -> bool:
     return any(ch in _BREAKS for ch in message[a:b])
+
+
+def _verb_form(word: str) -> bool:
+    """A participle or a frequent verb form: what "is/was/has ... the X" can end on."""
+    low = word.lower()
+    return _participle(word) or low in _IRREGULAR_PARTICIPLES or low in COMMON_VERBS
 
 
 def _participle(word: str) -> bool:

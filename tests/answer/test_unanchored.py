@@ -80,9 +80,9 @@ def test_the_run_stops_at_a_verb_taking_an_article_and_keeps_a_possessor() -> No
 PLAYERS = ["LeBron James", "Kobe Bryant", "Pete Maravich"]
 
 
-def _hits(titles: list[str]) -> list[Hit]:
+def _hits(titles: list[str], kind: str = "basketball player") -> list[Hit]:
     return [
-        Hit(make_chunk(str(i), f"{t} is a basketball player.", title=t), 0.5, i + 1, dense=0.5)
+        Hit(make_chunk(str(i), f"{t} is a {kind}.", title=t), 0.5, i + 1, dense=0.5)
         for i, t in enumerate(titles)
     ]
 
@@ -123,7 +123,7 @@ def test_a_subject_an_earlier_turn_named_was_picked() -> None:
     assert clarify.picked(q, history, _hits(PLAYERS))
     assert clarify.ask_back(q, history, Resolution(query=q), _hits(PLAYERS)) is None
     # the message's own topic words half-naming an off-kind subject are no pick
-    hits = _hits(["Economy of India", "Chipotle Mexican Grill", "Jack in the Box"])
+    hits = _hits(["Economy of India", "Chipotle Mexican Grill", "Jack in the Box"], "food chain")
     chain = "Does this fast food chain operate in India?"
     assert not clarify.picked(chain, [], hits, "this fast food chain")
     assert clarify.ask_back(chain, [], Resolution(query=chain), hits) is not None
@@ -155,9 +155,36 @@ def test_a_kind_the_titles_name_is_offered_by_document_not_by_section() -> None:
 def test_a_capitalised_word_of_the_description_names_the_subject_it_picks() -> None:
     """ "the BSD license": "BSD" names one of the licences; "this fast food chain" names
     none of the chains."""
-    hits = _hits(["BSD", "MPL-2.0", "Apache-2.0"])
+    hits = _hits(["BSD", "MPL-2.0", "Apache-2.0"], "license")
     q = "What conditions does the BSD license set for redistribution?"
     assert [d.text for d in descriptions(q)] == ["the BSD license"]
     assert unanchored(q, []) == []  # a name's kind: "the BSD license" is one thing
     assert clarify.picked(q, [], hits, "the BSD license")
     assert clarify.ask_back(q, [], Resolution(query=q), hits) is None
+
+
+def test_a_kind_only_one_subject_speaks_of_is_not_asked_about() -> None:
+    """Top passages from several documents are not several things of the kind asked
+    about: "the day pass" is the bike rental's, the cloud plans beside it have none."""
+    hits = [
+        Hit(make_chunk("0", "Day pass: 12 dollars, unlimited rides.", title="Bike rental"),
+            0.5, 1, dense=0.5),
+        Hit(make_chunk("1", "The Pro plan costs 299 dollars a month.", title="Cloud plans"),
+            0.4, 2, dense=0.4),
+        Hit(make_chunk("2", "Monthly pass: 25 dollars, rides of 45 minutes.", title="Bike rental"),
+            0.3, 3, dense=0.3),
+    ]  # fmt: skip
+    q = "How much does the day pass cost?"
+    assert [d.text for d in unanchored(q, [])] == ["the day pass"]
+    assert clarify.ask_back(q, [], Resolution(query=q), hits) is None
+    assert [s.name for s in clarify.subjects(hits, kind="the day pass")] == ["Bike rental"]
+
+
+def test_after_is_or_are_the_closing_word_is_a_verb_only_when_it_reads_as_one() -> None:
+    assert [d.text for d in descriptions("Where are the docking stations?")] == [
+        "the docking stations"
+    ]
+    assert [d.text for d in descriptions("When was the famous basketball player born?")] == [
+        "the famous basketball player"
+    ]
+    assert [d.text for d in descriptions("When is the office closed?")] == ["the office"]
