@@ -113,6 +113,9 @@ def test_the_abstention_names_what_is_near_and_what_is_missing() -> None:
     assert "Try asking about one of those" in text
     mongolia = answerability.abstention(["What is the capital of Mongolia?"], hits, None)
     assert "but nothing about capital of Mongolia." in mongolia
+    # what is missing reads as a phrase, not as the rest of the question's clause
+    probation = answerability.abstention(["How long is the probation period?"], hits, None)
+    assert "but nothing about probation period." in probation
 
 
 COUNTIES = ["Alameda County", "Ventura County", "Tuolumne County"]

@@ -39,7 +39,7 @@ from tellmemore.answer import answer_types
 from tellmemore.answer.abstain import COVERAGE_HITS, lexical_coverage
 from tellmemore.answer.calibration import Calibration
 from tellmemore.answer.units import sentences
-from tellmemore.conversation.text import content_words, stem
+from tellmemore.conversation.text import AUXILIARIES, FUNCTION_WORDS, content_words, stem
 from tellmemore.index.base import Vector
 from tellmemore.types import Hit, TermStats, Turn
 
@@ -269,7 +269,15 @@ def lacking_phrase(question: str, lost: Sequence[str]) -> str:
     bare = [t.strip("?!.,;:'\"()").lower() for t in tokens]
     where = [i for i, t in enumerate(bare) if t in {w.lower() for w in lost}]
     if where and where[-1] - where[0] < MAX_SPAN_WORDS:
-        return " ".join(t.strip('?!.,;:"()') for t in tokens[where[0] : where[-1] + 1])
+        start, end = where[0], where[-1] + 1
+        # the span is a phrase, not a clause: "how long is the probation period?" lacks
+        # "probation period", not "long is the probation period"
+        verbs = [i for i in range(start, end) if bare[i] in AUXILIARIES]
+        if verbs and any(i > verbs[-1] for i in where):
+            start = verbs[-1] + 1
+        while start < end - 1 and bare[start] in FUNCTION_WORDS:
+            start += 1
+        return " ".join(t.strip('?!.,;:"()') for t in tokens[start:end])
     return " or ".join(lost[:2])
 
 
