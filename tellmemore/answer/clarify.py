@@ -256,8 +256,12 @@ def picked(message: str, history: Sequence[Turn], hits: Sequence[Hit], kind: str
     before = {s for t in history for s in _stems(t.content)}
     shared = frozenset.intersection(*(s.stems for s in found)) if found else frozenset()
     said = set(_stems(message)) - _kind_words(kind)
+    described = _stems(kind)  # "the day pass" is the subject titled "Day pass"
     return any(
-        _named(s, shared, before) or (s.stems - shared and s.stems - shared <= said) for s in found
+        _named(s, shared, before)
+        or (s.stems - shared and s.stems - shared <= said)
+        or (s.stems and s.stems <= described)
+        for s in found
     )
 
 

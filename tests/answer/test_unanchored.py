@@ -188,3 +188,13 @@ def test_after_is_or_are_the_closing_word_is_a_verb_only_when_it_reads_as_one() 
         "the famous basketball player"
     ]
     assert [d.text for d in descriptions("When is the office closed?")] == ["the office"]
+
+
+def test_a_description_that_is_a_subject_s_whole_title_picks_it() -> None:
+    """ "the day pass" over documents titled "Day pass" and "Monthly pass": the message
+    names its subject, however generic its words look."""
+    hits = _hits(["Day pass", "Monthly pass"], "pass for the bikes")
+    q = "how much is the day pass?"
+    assert [d.text for d in unanchored(q, [])] == ["the day pass"]
+    assert clarify.picked(q, [], hits, "the day pass")
+    assert clarify.ask_back(q, [], Resolution(query=q), hits) is None
