@@ -27,9 +27,7 @@ from typing import Any
 import loo_eval as L
 
 from tellmemore.conversation import constants as C
-from tellmemore.eval.cache import QueryVectors
 from tellmemore.eval.strategies import build_strategies
-from tellmemore.index.embedders import load_embedder
 
 VARIANTS: dict[str, dict[str, float]] = {
     "on": {},
@@ -73,13 +71,10 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=L.OUT)
     args = ap.parse_args()
     started = time.time()
-    settings = L.Settings()
-    embedder = load_embedder(settings.embedder)
-    vectors = QueryVectors(args.cache / "queries", embedder)
+    opened = L.open_for_variants(args.cache)
+    vectors, domains = opened.vectors, opened.domains
+    mtrag, names, un = opened.mtrag, opened.names, opened.un
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
-    mtrag, paths, domains = L.open_searchable(args.cache, embedder, settings, vectors)
-    names = list(paths)
-    un = [n for n in names if n not in mtrag]
     points = chosen_points(args.loo)
     strategies, _ = build_strategies(["embedded"])
     kept = {k: getattr(C, k) for v in VARIANTS.values() for k in v if k != "off"}

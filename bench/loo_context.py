@@ -35,10 +35,8 @@ import loo_eval as L
 from tellmemore.conversation.phrasings import Phrasings
 from tellmemore.conversation.preamble import without_preamble
 from tellmemore.conversation.text import content_words, stem
-from tellmemore.eval.cache import QueryVectors
 from tellmemore.eval.planning import Plan
 from tellmemore.eval.strategies import build_strategies
-from tellmemore.index.embedders import load_embedder
 
 Variant = tuple[str, float, float, float]
 """(kind, weight when the gate asked for resolution, when it did not, when it did not but
@@ -108,13 +106,10 @@ def main() -> None:
     ap.add_argument("--no-latency", action="store_true", help="skip the search-cost section")
     args = ap.parse_args()
     started = time.time()
-    settings = L.Settings()
-    embedder = load_embedder(settings.embedder)
-    vectors = QueryVectors(args.cache / "queries", embedder)
+    opened = L.open_for_variants(args.cache)
+    embedder, vectors, domains = opened.embedder, opened.vectors, opened.domains
+    mtrag, names, un = opened.mtrag, opened.names, opened.un
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
-    mtrag, paths, domains = L.open_searchable(args.cache, embedder, settings, vectors)
-    names = list(paths)
-    un = [n for n in names if n not in mtrag]
     points = loo_carry.chosen_points(args.loo)
     strategies, _ = build_strategies(["concat", "embedded"])
     scores: dict[str, dict[str, dict[str, float]]] = {}

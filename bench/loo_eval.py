@@ -204,6 +204,35 @@ def open_searchable(
     return mtrag, paths, domains
 
 
+@dataclass
+class Opened:
+    """What a bench of held-out variants opens first (loo_carry, loo_expansion,
+    loo_context): the encoder, the cached query vectors and every searchable domain."""
+
+    embedder: Embedder
+    vectors: Any
+    mtrag: list[str]
+    paths: dict[str, Path]
+    domains: dict[str, Domain]
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.paths)
+
+    @property
+    def un(self) -> list[str]:
+        """The mtrag-un domains: never fitted on."""
+        return [n for n in self.paths if n not in self.mtrag]
+
+
+def open_for_variants(cache: Path) -> Opened:
+    settings = Settings()
+    embedder = load_embedder(settings.embedder)
+    vectors = QueryVectors(cache / "queries", embedder)
+    mtrag, paths, domains = open_searchable(cache, embedder, settings, vectors)
+    return Opened(embedder, vectors, mtrag, paths, domains)
+
+
 def use_selector(model_path: Path | None) -> None:
     if model_path is None:
         os.environ.pop("TELLMEMORE_SELECTOR_WEIGHTS", None)

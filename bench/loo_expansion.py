@@ -29,9 +29,7 @@ import train_scorer as T
 
 from tellmemore.conversation.phrasings import Phrasings
 from tellmemore.conversation.selector import SelectorModel
-from tellmemore.eval.cache import QueryVectors
 from tellmemore.eval.strategies import build_strategies
-from tellmemore.index.embedders import load_embedder
 
 LABELS = {"rewrite": ("rewrite",)}
 """Rewrite labels only: scripts/train_scorer.py found gold-passage labels lower the held-out
@@ -80,13 +78,10 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=L.ROOT / "bench" / ".cache")
     args = ap.parse_args()
     started = time.time()
-    settings = L.Settings()
-    embedder = load_embedder(settings.embedder)
-    vectors = QueryVectors(args.cache / "queries", embedder)
+    opened = L.open_for_variants(args.cache)
+    vectors, domains = opened.vectors, opened.domains
+    mtrag, paths, names, un = opened.mtrag, opened.paths, opened.names, opened.un
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
-    mtrag, paths, domains = L.open_searchable(args.cache, embedder, settings, vectors)
-    names = list(paths)
-    un = [n for n in names if n not in mtrag]
     rows = {n: {r.task_id: r for r in T.extract(paths[n], args.cache)} for n in names}
     strategies, _ = build_strategies(["embedded"])
     variants: list[Variant] = list(itertools.product(LABELS, KS, MODES, WEIGHTS))
