@@ -105,23 +105,14 @@ def main() -> None:
     write(args.out, scores, mtrag, names, time.time() - started)
 
 
-RULE = 0.005
-"""Issue 20: no rule may lose more than this (nDCG@5) on any domain."""
-
-
-def _mean_gain(rows: list[dict[str, dict[str, float]]], v: str) -> float:
-    return sum(r[v]["nDCG@5"] - r["off"]["nDCG@5"] for r in rows) / len(rows)
-
-
-def _within_rule(rows: list[dict[str, dict[str, float]]], v: str) -> bool:
-    return all(r[v]["nDCG@5"] - r["off"]["nDCG@5"] >= -RULE for r in rows)
+def _ndcg(row: dict[str, dict[str, float]]) -> dict[str, float]:
+    return {v: row[v]["nDCG@5"] for v in VARIANTS}
 
 
 def choose(rows: list[dict[str, dict[str, float]]], *, rule: bool) -> str:
-    """The variant with the best mean gain over `off` on `rows` (with `rule`: among those
-    losing at most RULE against `off` on every row; `off` wins ties)."""
-    pool = [v for v in VARIANTS if not rule or _within_rule(rows, v)]
-    return max(pool, key=lambda v: (round(_mean_gain(rows, v), 6), v == "off"))
+    """The variant with the best mean nDCG@5 on `rows` (with `rule`: among those losing at
+    most RULE against `off` on every row; `off` wins ties)."""
+    return L.choose_variant([_ndcg(r) for r in rows], list(VARIANTS), "off", rule=rule)
 
 
 def _fmt(x: float | None) -> str:
@@ -158,12 +149,8 @@ def write(out: Path, scores: Any, mtrag: list[str], names: list[str], seconds: f
         held = test if test in mtrag else "none"
         fit = [d for d in mtrag if d != held]
         row = scores[held][test]
-        first = max(
-            VARIANTS,
-            key=lambda v: (
-                round(sum(scores[held][f][v]["nDCG@5"] for f in fit) / len(fit), 6),
-                v == DEFAULT,
-            ),
+        first = L.choose_variant(
+            [_ndcg(scores[held][f]) for f in fit], list(VARIANTS), "off", rule=False, ties=DEFAULT
         )
         second = choose([held_rows[f] for f in fit], rule=True)
         cells = " | ".join(f"{row[v]['nDCG@5']:.4f}" for v in VARIANTS)
@@ -171,13 +158,11 @@ def write(out: Path, scores: Any, mtrag: list[str], names: list[str], seconds: f
         d2 = row[second]["nDCG@5"] - row["off"]["nDCG@5"]
         lines.append(f"| {test} | {cells} | {first} | {d1:+.4f} | {second} | {d2:+.4f} |")
         result["tests"][test] = {"fit": fit, "chosen_mean": first, "chosen_rule": second}
-    within = [v for v in VARIANTS if all(
-        scores[h][t][v]["nDCG@5"] - scores[h][t]["off"]["nDCG@5"] >= -RULE
-        for t in names for h in [t if t in mtrag else "none"]
-    )]  # fmt: skip
+    every = [_ndcg(scores[t if t in mtrag else "none"][t]) for t in names]
+    within = [v for v in VARIANTS if all(r[v] - r["off"] >= -L.RULE for r in every)]
     lines += [
         "",
-        f"Variants losing at most {RULE} against `off` on every held-out row: "
+        f"Variants losing at most {L.RULE} against `off` on every held-out row: "
         + (", ".join(f"`{v}`" for v in within) or "none")
         + ". Chosen by (2) on all three MTRAG domains (what ships): "
         + f"`{choose(list(held_rows.values()), rule=True)}`.",

@@ -52,7 +52,6 @@ VARIANTS: dict[str, Variant] = {
     "all 0.3 gated": ("all", 0.3, 0.0, 0.0),
     **{f"hist {w:g}": ("hist", w, w, w) for w in (0.5, 0.7, 1.0)},
 }
-RULE = 0.005
 
 
 def context_query(kind: str, plan: Plan) -> str | None:
@@ -221,8 +220,7 @@ def without_context(point: L.Point) -> L.Point:
 def choose(rows: list[dict[str, float]], *, rule: bool) -> str:
     """The variant with the best mean on `rows` (with `rule`: among those losing at most
     RULE against `base` on each row); `base` wins ties."""
-    pool = [v for v in VARIANTS if not rule or all(r[v] - r["base"] >= -RULE for r in rows)]
-    return max(pool, key=lambda v: (round(sum(r[v] for r in rows) / len(rows), 6), v == "base"))
+    return L.choose_variant(rows, list(VARIANTS), "base", rule=rule)
 
 
 def write(
@@ -266,18 +264,11 @@ def write(
             f" | {second} | {row[second] - row['base']:+.4f} |"
         )
         result["tests"][test] = {"fit": fit, "chosen_mean": first, "chosen_rule": second}
-    within = [
-        v
-        for v in VARIANTS
-        if all(
-            scores[h][t][v] - scores[h][t]["base"] >= -RULE
-            for t in names
-            for h in [t if t in mtrag else "none"]
-        )
-    ]
+    every = [scores[t if t in mtrag else "none"][t] for t in names]
+    within = [v for v in VARIANTS if all(r[v] - r["base"] >= -L.RULE for r in every)]
     lines += [
         "",
-        f"Variants losing at most {RULE} against `base` on every held-out row: "
+        f"Variants losing at most {L.RULE} against `base` on every held-out row: "
         + (", ".join(f"`{v}`" for v in within) or "none")
         + ". Chosen by (2) on all three MTRAG domains: "
         + f"`{choose(list(held_rows.values()), rule=True)}`.",

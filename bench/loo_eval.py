@@ -233,6 +233,26 @@ def open_for_variants(cache: Path) -> Opened:
     return Opened(embedder, vectors, mtrag, paths, domains)
 
 
+RULE = 0.005
+"""Issue 20: no rule may lose more than this (follow-up nDCG@5) on any domain."""
+
+
+def choose_variant(
+    rows: Sequence[dict[str, float]],
+    variants: Sequence[str],
+    base: str,
+    *,
+    rule: bool,
+    ties: str | None = None,
+) -> str:
+    """The variant with the best mean score over `rows` (one score per variant each);
+    with `rule`, only among those losing at most RULE against `base` on every row. Ties
+    go to `ties` (default `base`)."""
+    pool = [v for v in variants if not rule or all(r[v] - r[base] >= -RULE for r in rows)]
+    winner = base if ties is None else ties
+    return max(pool, key=lambda v: (round(sum(r[v] for r in rows) / len(rows), 6), v == winner))
+
+
 def use_selector(model_path: Path | None) -> None:
     if model_path is None:
         os.environ.pop("TELLMEMORE_SELECTOR_WEIGHTS", None)
