@@ -286,3 +286,51 @@ def test_plain_text_without_heading_lines_is_read_as_written(tmp_path: Path, tex
     [doc] = load_path(write(tmp_path / "n.txt", text))
     assert "## " not in doc.text
     assert doc.text.count("# ") == text.count("# ")
+
+
+def test_plain_text_title_block_names_the_document_and_fills_version_and_url(
+    tmp_path: Path,
+) -> None:
+    """Debian's GPL-3 opens with its name over a version line; its first heading-like line
+    after that, "Preamble", used to be the title, so a clarifying question offered
+    "Preamble (GPL-3)" and "Preamble (GPL-2)", and Apache's version line was quoted as
+    an answer sentence."""
+    p = write(
+        tmp_path / "GPL-3.txt",
+        "                    GNU GENERAL PUBLIC LICENSE\n"
+        "                       Version 3, 29 June 2007\n"
+        "                 https://www.gnu.org/licenses/\n\n"
+        " Copyright (C) 2007 Free Software Foundation, Inc.\n"
+        " Everyone is permitted to copy this document.\n\n"
+        "                            Preamble\n\n"
+        "  The GNU General Public License is a free, copyleft license.\n",
+    )
+    [doc] = load_path(p)
+    assert doc.title == "GNU GENERAL PUBLIC LICENSE Version 3"
+    assert doc.version == "Version 3, 29 June 2007"
+    assert doc.url == "https://www.gnu.org/licenses/"
+    assert "## Preamble" in doc.text
+    assert "29 June 2007" not in doc.text and "gnu.org/licenses" not in doc.text
+
+
+def test_plain_text_underlined_headings_are_headings(tmp_path: Path) -> None:
+    """MPL-2.0 underlines its headings (setext); its title was "2.1. Grants"."""
+    p = write(
+        tmp_path / "MPL-2.0.txt",
+        "Mozilla Public License Version 2.0\n==================================\n\n"
+        "1. Definitions\n--------------\n\n"
+        '1.1. "Contributor"\n    means each individual that contributes.\n',
+    )
+    [doc] = load_path(p)
+    assert doc.title == "Mozilla Public License Version 2.0"
+    assert "## 1. Definitions" in doc.text and "---" not in doc.text
+
+
+def test_an_opening_paragraph_of_sentences_is_not_a_title_block(tmp_path: Path) -> None:
+    p = write(
+        tmp_path / "bsd.txt",
+        "Copyright (c) The Regents of the University of California.\nAll rights reserved.\n\n"
+        "Redistribution and use in source and binary forms are permitted.\n",
+    )
+    [doc] = load_path(p)
+    assert doc.title == "bsd" and doc.version == ""

@@ -6,6 +6,13 @@ Markdown headings, the first one the document's title, so chunks name their subj
 ("Parental Leave Policy > Employees") and the title line is not quoted as a sentence.
 A file that already has `# ` headings or front matter is read as written; a text
 without heading-like lines chunks by paragraphs under the file stem.
+
+Two layouts of real plain-text documents are read as headings too. An opening block
+of up to three short lines ("GNU GENERAL PUBLIC LICENSE" over "Version 3, 29 June
+2007", a URL line aside) is the title ("GNU GENERAL PUBLIC LICENSE Version 3"), its
+other lines the document's version and URL; the first section's name ("Preamble")
+used to be the title. And a line underlined with `===` or `---` (setext, "Mozilla
+Public License Version 2.0").
 """
 
 from __future__ import annotations
@@ -20,19 +27,42 @@ from tellmemore.ingest.loaders.markdown import document_from_text
 
 HEADING_WORDS = 8
 """A heading line has at most this many words."""
+TITLE_BLOCK_LINES = 3
+"""An opening title block has at most this many lines (URL lines aside)."""
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _ATX = re.compile(r"^#{1,6}\s", re.MULTILINE)
+_SETEXT_UNDERLINE = re.compile(r"^\s*(?:={3,}|-{3,})\s*$")
+_URL_LINE = re.compile(r"^<?(?:https?://|www\.)\S+>?$")
+_CLOSING_QUOTES = "\"'\u201d\u2019"
 
 
 def is_heading_line(line: str) -> bool:
     """Short, capitalised, and not a sentence, list item or table row."""
     words = line.split()
+    last = line.rstrip(_CLOSING_QUOTES)[-1:]  # 'The "Artistic License"' ends in a word
     return (
         0 < len(words) <= HEADING_WORDS
-        and (line[:1].isupper() or line[:1].isdigit())
-        and (line[-1:].isalnum() or line[-1:] == ")")
+        and (line[:1].isupper() or line[:1].isdigit() or line[:1] in _CLOSING_QUOTES)
+        and (last.isalnum() or last == ")")
         and line_kind(line) == "para"  # not a list item, table row or quote
     )
+
+
+def heading_of(paragraph: str, *, opening: bool) -> str | None:
+    """The heading a paragraph stands for, or None: one heading-like line; a line
+    underlined `===`/`---`; or, opening the document, a block of short heading-like
+    lines (a title over its version line) read as one title."""
+    lines = [line.strip() for line in paragraph.strip().splitlines() if line.strip()]
+    if len(lines) == 2 and _SETEXT_UNDERLINE.match(lines[1]) and len(lines[0].split()) <= 12:
+        return lines[0]
+    if len(lines) == 1:
+        return lines[0] if is_heading_line(lines[0]) else None
+    kept = [line for line in lines if not _URL_LINE.match(line)]
+    if opening and 0 < len(kept) <= TITLE_BLOCK_LINES and all(map(is_heading_line, kept)):
+        # a subtitle's first clause ("Version 3", not its date): a title with a comma
+        # cannot be offered as one option of a clarifying question
+        return " ".join([kept[0], *(line.split(",")[0].strip() for line in kept[1:])])
+    return None
 
 
 def with_headings(text: str) -> str:
@@ -42,15 +72,31 @@ def with_headings(text: str) -> str:
         return text
     paragraphs = _PARAGRAPH_BREAK.split(text.strip("\n"))
     out: list[str] = []
+    fields: dict[str, str] = {}
     titled = False
     for i, paragraph in enumerate(paragraphs):
-        line = paragraph.strip()
-        if "\n" not in line and i + 1 < len(paragraphs) and is_heading_line(line):
-            out.append(("## " if titled else "# ") + line)
-            titled = True
-        else:
+        heading = heading_of(paragraph, opening=i == 0) if i + 1 < len(paragraphs) else None
+        if heading is None:
             out.append(paragraph)
-    return "\n\n".join(out) + "\n"
+            continue
+        out.append(("## " if titled else "# ") + heading)
+        titled = True
+        if i == 0:
+            fields = _title_block_fields(paragraph)
+    front = "".join(f"{key}: {value}\n" for key, value in fields.items())
+    return (f"---\n{front}---\n" if front else "") + "\n\n".join(out) + "\n"
+
+
+def _title_block_fields(paragraph: str) -> dict[str, str]:
+    """The version and URL lines of an opening title block, as Document fields (quoted as
+    an answer sentence, "Version 2.0, January 2004 http://..." answered a question)."""
+    lines = [line.strip() for line in paragraph.strip().splitlines()[1:] if line.strip()]
+    if not lines or _SETEXT_UNDERLINE.match(lines[0]):
+        return {}
+    urls = [line.strip("<>") for line in lines if _URL_LINE.match(line)]
+    others = [line for line in lines if not _URL_LINE.match(line)]
+    fields = {"version": "; ".join(others)} if others else {}
+    return fields | ({"url": urls[0]} if urls else {})
 
 
 class TextLoader:
