@@ -334,3 +334,30 @@ def test_an_opening_paragraph_of_sentences_is_not_a_title_block(tmp_path: Path) 
     )
     [doc] = load_path(p)
     assert doc.title == "bsd" and doc.version == ""
+
+
+def test_plain_text_box_of_asterisks_is_read_as_its_text(tmp_path: Path) -> None:
+    """MPL-2.0 draws its warranty disclaimer in a box of asterisks; its sentences were
+    quoted as "- essential part of this License. No use of any Covered Software is *"."""
+    border = "*" * 40
+    p = write(
+        tmp_path / "mpl.txt",
+        "Mozilla Public License\n\nSome terms apply here.\n\n"
+        f"{border}\n*                                      *\n"
+        "*  6. Disclaimer of Warranty           *\n"
+        "*  -------------------------           *\n"
+        "*                                      *\n"
+        "*  Covered Software is provided as is, *\n"
+        "*  without warranty of any kind.       *\n"
+        f"{border}\n\nAfter the box.\n",
+    )
+    [doc] = load_path(p)
+    assert "## 6. Disclaimer of Warranty" in doc.text
+    assert "Covered Software is provided as is,\nwithout warranty of any kind.\n" in doc.text
+    assert "*" not in doc.text
+
+
+def test_lines_of_asterisks_without_a_framed_box_are_kept(tmp_path: Path) -> None:
+    text = "Title Here\n\n" + "*" * 20 + "\nA note with a * in it.\n" + "*" * 20 + "\n"
+    [doc] = load_path(write(tmp_path / "stars.txt", text))
+    assert doc.text.count("*" * 20) == 2 and "A note with a * in it." in doc.text

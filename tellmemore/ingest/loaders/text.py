@@ -18,6 +18,7 @@ Public License Version 2.0").
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import replace
 from typing import ClassVar
 
@@ -65,6 +66,41 @@ def heading_of(paragraph: str, *, opening: bool) -> str | None:
     return None
 
 
+_BOX_BORDER = re.compile(r"^[ \t]*(\*{10,})[ \t]*$")
+
+
+def unframed(text: str) -> str:
+    """`text` with its boxes of asterisks opened: a border line of asterisks, lines
+    framed `*  ...  *`, a border line (MPL-2.0's warranty disclaimer). Read framed, a
+    box's sentences ended in "*" and its heading was no heading."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        end = _box_end(lines, i)
+        if end is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        inner = [line.strip()[1:-1].rstrip() for line in lines[i + 1 : end]]
+        out.extend(textwrap.dedent("\n".join(inner)).split("\n"))
+        i = end + 1
+    return "\n".join(out)
+
+
+def _box_end(lines: list[str], start: int) -> int | None:
+    """The index of the closing border of a box opening at `start`, or None."""
+    if not _BOX_BORDER.match(lines[start]):
+        return None
+    for j in range(start + 1, len(lines)):
+        if _BOX_BORDER.match(lines[j]):
+            return j if j > start + 1 else None
+        line = lines[j].strip()
+        if len(line) < 2 or line[0] != "*" or line[-1] != "*":
+            return None
+    return None
+
+
 def with_headings(text: str) -> str:
     """`text` with its heading-like lines (alone in their paragraph, followed by more
     text) written as Markdown headings: the first `# `, the others `## `."""
@@ -106,7 +142,7 @@ class TextLoader:
     streaming: ClassVar[bool] = False
 
     def load(self, source: Source) -> LoadResult:
-        shaped = replace(source, text=with_headings(source.text))
+        shaped = replace(source, text=with_headings(unframed(source.text)))
         return LoadResult((document_from_text(shaped, format=self.format),))
 
 
