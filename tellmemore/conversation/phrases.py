@@ -200,6 +200,8 @@ def parse_phrases(text: str, toks: Sequence[Token]) -> tuple[Phrase, ...]:
                 do_subject, do_pending = do_pending, False
             run.append(tok)
             continue
+        if _bare_verb_before_object(toks, i, run):
+            run = []  # "who can nominate a new collaborator?": "nominate" is the verb
         flush(verb_follows=low in _VERBISH)
         if low in _DO:
             do_pending = True
@@ -212,6 +214,21 @@ def parse_phrases(text: str, toks: Sequence[Token]) -> tuple[Phrase, ...]:
             last_prep, last_det = (low if low in PREPOSITIONS else None), False
     flush(at_break=True)
     return tuple(out)
+
+
+def _bare_verb_before_object(toks: Sequence[Token], i: int, run: list[Token]) -> bool:
+    """The run is one lower-case word right after an auxiliary taking a bare verb, and
+    token i, which ends it, opens an object ("can nominate a", "will affect them"): the
+    word is that verb. A subject after the auxiliary is followed by its verb, not by a
+    determiner ("can employees take ...")."""
+    return (
+        len(run) == 1
+        and i >= 2
+        and toks[i - 2].low in _DO
+        and run[0] is toks[i - 1]
+        and run[0].text.islower()
+        and (toks[i].low in _DETS or toks[i].low in _OBJECT_PRONOUNS)
+    )
 
 
 def _noun_of_compound(toks: Sequence[Token], i: int, run: list[Token], in_question: bool) -> bool:
