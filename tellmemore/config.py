@@ -123,6 +123,19 @@ class RetrievalSettings(_Section):
     min_lexical_coverage: float = Field(default=0.5, ge=0.0)
     """The IDF-weighted share of the question's words a top hit must hold to answer despite
     a low cosine; above 1.0: the cosine alone decides."""
+    focus: bool = False
+    """Also abstain when a focus word of the question (a content word of one of its noun
+    phrases) is held by no top passage, by at most `focus_max_share` of the index's
+    chunks, and is close (MiniLM, word to word) to no word of the top passages, unless it
+    is a name: "nothing about phone stipend" (`answer.focus`). Opt-in: held out on
+    MTRAG-UN it found no more UNANSWERABLE turns than the floor rule, and on the small
+    sample docs it abstained on ordinary questions whose words the documents do not use
+    ("uptime guarantee" over "uptime commitment"; bench/results/focus_coverage.md)."""
+    focus_max_share: float = Field(default=0.0, ge=0.0, le=1.0)
+    """The largest share of the index's chunks a missing focus word may appear in (0.0:
+    the index holds it nowhere)."""
+    focus_min_near: float = Field(default=0.5, ge=-1.0, le=1.0)
+    """A passage word at least this close to a focus word holds it ("resign" for "quit")."""
 
     @field_validator("mode", mode="before")
     @classmethod

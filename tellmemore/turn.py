@@ -22,6 +22,7 @@ from tellmemore.answer import (
     clarify,
     edits,
     extractive,
+    focus,
     generate,
     quote,
 )
@@ -305,6 +306,11 @@ class TurnRunner:
         abstain (`answer.judge`); `retrieval.abstention = "floor"` keeps the global
         cosine floor for abstaining."""
         index = self.retriever.index
+        lost = self._missing_focus(result, asked, req)
+        if lost is not None:
+            return Verdict(
+                Action.ABSTAIN, answerability.abstention(asked, result.hits, lacking=lost)
+            )
         if self.settings.retrieval.abstention == "floor":
             floor = abstain.should_abstain(
                 abstain.evidence_hits(result.hits, result.per_query, asked),
@@ -337,6 +343,25 @@ class TurnRunner:
             embed=self.retriever.embedder.embed_documents,
         )
         return judge(evidence)
+
+    def _missing_focus(
+        self, result: RetrievalResult, asked: Sequence[str], req: TurnRequest
+    ) -> str | None:
+        """What the question asks about that the documents do not hold, as the question
+        names it ("phone stipend"); None when they hold all of it (`answer.focus`)."""
+        s = self.settings.retrieval
+        question = next((q for q in asked if q.strip()), "")
+        if not s.focus or not question or not result.hits:
+            return None
+        lost = focus.missing(
+            question,
+            abstain.evidence_hits(result.hits, result.per_query, asked),
+            scoped_term_stats(self.retriever.index, req.tenant),
+            self.retriever.embedder.embed_documents,
+            max_share=s.focus_max_share,
+            min_near=s.focus_min_near,
+        )
+        return focus.naming(question, lost) if lost else None
 
     def _resolve(
         self, message: str, history: list[Turn], req: TurnRequest

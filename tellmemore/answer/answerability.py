@@ -285,14 +285,18 @@ MAX_SPAN_WORDS = 5
 
 
 def abstention(
-    questions: Sequence[str], hits: Sequence[Hit], stats: TermStats | None = None
+    questions: Sequence[str],
+    hits: Sequence[Hit],
+    stats: TermStats | None = None,
+    lacking: str | None = None,
 ) -> str:
-    """A specific abstention: what the documents cover nearby, what they lack, and the
-    next step (seed 002)."""
+    """A specific abstention: what the documents cover nearby, what they lack (`lacking`,
+    or the question's words no top hit holds), and the next step (seed 002)."""
     near = nearby_subjects(hits)
-    missing = gap(questions, hits, stats)
-    question = next((q for q in questions if content_words(q)), "")
-    lacking = lacking_phrase(question, missing.words)
+    if lacking is None:
+        missing = gap(questions, hits, stats)
+        question = next((q for q in questions if content_words(q)), "")
+        lacking = lacking_phrase(question, missing.words)
     if near:
         found = near[0] if len(near) == 1 else f"{near[0]} and {near[1]}"
         about = f"about {lacking}" if lacking else "that answers this"
