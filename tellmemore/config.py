@@ -126,16 +126,20 @@ class RetrievalSettings(_Section):
     focus: bool = False
     """Also abstain when a focus word of the question (a content word of one of its noun
     phrases) is held by no top passage, by at most `focus_max_share` of the index's
-    chunks, and is close (MiniLM, word to word) to no word of the top passages, unless it
-    is a name: "nothing about phone stipend" (`answer.focus`). Opt-in: held out on
-    MTRAG-UN it found no more UNANSWERABLE turns than the floor rule, and on the small
-    sample docs it abstained on ordinary questions whose words the documents do not use
-    ("uptime guarantee" over "uptime commitment"; bench/results/focus_coverage.md)."""
+    chunks, is no other spelling of a passage word and is close (MiniLM, word to word) to
+    none unless it is a name, while the best passage is below `focus_max_cos`: "nothing
+    about phone stipend" (`answer.focus`). Opt-in: held out on MTRAG-UN it found no more
+    UNANSWERABLE turns than the floor rule; on the licences 8/10 unanswerable abstain
+    (floor 4/10) at 0/20 others (bench/results/focus_coverage.md)."""
     focus_max_share: float = Field(default=0.0, ge=0.0, le=1.0)
     """The largest share of the index's chunks a missing focus word may appear in (0.0:
     the index holds it nowhere)."""
     focus_min_near: float = Field(default=0.5, ge=-1.0, le=1.0)
     """A passage word at least this close to a focus word holds it ("resign" for "quit")."""
+    focus_max_cos: float = Field(default=0.5, ge=-1.0, le=1.0)
+    """The focus rule reads only questions whose best passage is less close than this
+    (cosine): over a close passage a word it lacks is likelier another wording of it
+    ("uptime guarantee" over "Uptime commitment", cosine 0.51)."""
 
     @field_validator("mode", mode="before")
     @classmethod

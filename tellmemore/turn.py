@@ -353,9 +353,12 @@ class TurnRunner:
         question = next((q for q in asked if q.strip()), "")
         if not s.focus or not question or not result.hits:
             return None
+        own = abstain.evidence_hits(result.hits, result.per_query, asked)
+        if max((h.dense for h in own if h.dense is not None), default=0.0) >= s.focus_max_cos:
+            return None  # a close passage: a word it lacks is likelier another wording
         lost = focus.missing(
             question,
-            abstain.evidence_hits(result.hits, result.per_query, asked),
+            own,
             scoped_term_stats(self.retriever.index, req.tenant),
             self.retriever.embedder.embed_documents,
             max_share=s.focus_max_share,
