@@ -135,14 +135,33 @@ def _distance(a: str, b: str, limit: int) -> int:
     return prev[-1]
 
 
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+")
+
+
+def _initialisms(text: str) -> set[str]:
+    """The initials of every run of two to six capitalised words ("Free Software
+    Foundation" -> "fsf", "sf"), so that a question's acronym is held by its spelling-out."""
+    out = set()
+    for m in _CAPITALISED_RUN.finditer(text):
+        initials = "".join(w[0] for w in m.group().split()).lower()
+        for i in range(len(initials)):
+            for j in range(i + 2, min(len(initials), i + 6) + 1):
+                out.add(initials[i:j])
+    return out
+
+
 def _vocabulary(hits: Sequence[Hit]) -> tuple[set[str], list[str]]:
-    """The stems the top passages hold, and their distinct words, most frequent first."""
+    """The stems the top passages hold (and the acronyms their capitalised names spell),
+    and their distinct words, most frequent first."""
     counts: dict[str, int] = {}
+    spelt: set[str] = set()
     for h in hits[:FOCUS_HITS]:
         c = h.chunk
-        for w in content_words(f"{c.title} {' '.join(c.section)} {c.header} {c.text}"):
+        text = f"{c.title}\n{' '.join(c.section)}\n{c.header}\n{c.text}"
+        for w in content_words(text):
             counts[w] = counts.get(w, 0) + 1
-    held = {stem(w) for w in counts}
+        spelt |= _initialisms(text)
+    held = {stem(w) for w in counts} | {stem(a) for a in spelt}
     ranked = sorted(
         (w for w in counts if len(w) >= 3 and any(ch.isalpha() for ch in w)),
         key=lambda w: (-counts[w], w),

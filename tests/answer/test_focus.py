@@ -142,3 +142,16 @@ def test_naming_reads_the_question_s_own_phrase() -> None:
     question = "What is the phone number of the Free Software Foundation helpdesk?"
     assert focus.naming(question, ["helpdesk"]) == "Free Software Foundation helpdesk"
     assert focus.naming("what about a phone stipend?", ["phone"]) == "phone stipend"
+
+
+def test_an_acronym_is_held_by_its_spelling_out() -> None:
+    """ "the FSF" over a passage that names the Free Software Foundation: the passage is
+    about it; what it lacks is the president."""
+    from tellmemore.testing.conformance import make_chunk
+    from tellmemore.types import Hit
+
+    text = "Copyright (C) 2007 Free Software Foundation, Inc. Everyone is permitted to copy."
+    hits = [Hit(chunk=make_chunk("1", text), score=0.4, rank=1, dense=0.4)]
+    lost = [f.word for f in focus.unheld("who is the president of the FSF?", hits, None, None)]
+    assert "fsf" not in lost
+    assert "president" in lost
