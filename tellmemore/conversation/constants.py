@@ -49,6 +49,14 @@ PHRASE_MEAN_SHARE = 0.3
 # --- binding ----------------------------------------------------------------------------
 AMBIGUITY_MARGIN = 0.15
 """Two alternatives whose focus differs by less than this are a coin flip: ask."""
+RIVAL_RATIO = 0.85
+"""A pronoun whose best antecedent has a rival of the same kind ("query runtime chart",
+"query throughput chart") scoring at least this share of it asks which one is meant
+(conversation/ambiguity.py; chosen on MTRAG + MTRAG-UN cloud: bench/results/
+referent_ambiguity.md)."""
+KIND_ITEMS = 2
+""""the plan" after an answer that listed at least this many of the plans the user asked
+about asks which one (conversation/ambiguity.py; bench/results/referent_ambiguity.md)."""
 MIN_ANTECEDENT = 0.08
 """Below this salience nothing is bound (unbound referent, raw search)."""
 SCOPE_MIN = 0.2

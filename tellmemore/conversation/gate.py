@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
+from tellmemore.conversation.ambiguity import asks_kind, kind_in_history
 from tellmemore.conversation.analysis import analyze
 from tellmemore.conversation.binding import Salience, TermStatsLookup
 from tellmemore.conversation.definites import find_definite
@@ -67,6 +68,9 @@ def gate(
     definite = find_definite(message, history)
     if definite is not None:  # "how can I make the projector?" after a pinhole projector
         return GateResult(True, f"definite: {definite.text.lower()!r}")
+    kind = kind_in_history(message, history)
+    if kind is not None and asks_kind(kind):  # "the plan" after an answer listing plans
+        return GateResult(True, f"definite of a listed kind: {kind.description.lower()!r}")
     sal = salience if salience is not None else Salience(term_stats)
     sal.prime_words([a.vocabulary])
     distinctive = [

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tellmemore.conversation import ambiguity
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import (
     Candidate,
@@ -229,10 +230,24 @@ def bind_one(
         pool = [c for c in pool if st.is_name(c.phrase)] or pool
     if not pool:
         return None
-    best = max(pool, key=lambda c: c.score * agreement(ref, c.phrase))
+    ranked = sorted(((c, c.score * agreement(ref, c.phrase)) for c in pool), key=lambda cs: -cs[1])
+    best = ranked[0][0]
     if best.score < C.MIN_ANTECEDENT:
         return None
+    if ref.kind in CHAINED_KINDS and st.depth == 0:
+        flip = coin_flip(st, ranked)
+        if flip is not None:
+            return flip
     return best.phrase, best.role
+
+
+def coin_flip(st: RunState, ranked: list[tuple[Candidate, float]]) -> Ambiguous | None:
+    """Ask which one is meant when the best antecedent has a rival of the same kind that
+    comes too close (`conversation.ambiguity`)."""
+    found = ambiguity.rivals(ranked)
+    if found is None or not ambiguity.asks(found):
+        return None
+    return Ambiguous([replace(p, text=st.surface(p)) for p in found.options])
 
 
 def topic_scope(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from tellmemore.conversation.analysis import analyze
 from tellmemore.conversation.binding import collect_candidates
 from tellmemore.conversation.gate import gate
-from tellmemore.conversation.passes import bind, carry, definite, ellipsis, repair
+from tellmemore.conversation.passes import bind, carry, definite, ellipsis, kind, repair
 from tellmemore.conversation.passes.alternatives import clarification_reply
 from tellmemore.conversation.passes.base import Follow, Pass
 from tellmemore.conversation.passes.state import ALTERNATIVE_KINDS, RunState, with_passes
@@ -35,7 +35,7 @@ class _SelfContained:
         return Resolution(query=m.message)  # its own subject: carry nothing
 
 
-PASSES: tuple[Pass, ...] = (repair, _SelfContained(), definite, bind, ellipsis, carry)
+PASSES: tuple[Pass, ...] = (repair, kind, _SelfContained(), definite, bind, ellipsis, carry)
 """In order. `bind` runs the pronoun, ordinal and alternatives passes, one referent each."""
 
 

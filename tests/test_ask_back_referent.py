@@ -1,0 +1,40 @@
+"""Asking back which one a follow-up means, over the bundled sample documents (real
+MiniLM, real SQLite): after an answer listing several plans "the plan" and "that one" ask
+which plan, the reply answers the original question; with one plan in the conversation
+nothing is asked."""
+
+from __future__ import annotations
+
+PLANS = ("Starter", "Pro", "Enterprise")
+
+
+def test_the_plan_after_a_list_of_plans_asks_which_and_the_reply_answers(
+    sample_assistant,  # type: ignore[no-untyped-def]
+) -> None:
+    chat = sample_assistant.session()
+    listed = chat.ask("What plans does Cloud Connect offer?")
+    assert not listed.clarification
+    asked = chat.ask("How many sites does the plan include?")
+    assert asked.clarification is not None
+    assert asked.clarification_options == PLANS
+    assert not asked.citations, "a clarifying question searches nothing"
+    answer = chat.ask("Pro")
+    assert not answer.clarification
+    assert "pro" in (answer.standalone_query or "").lower()
+    assert "ten sites" in answer.answer
+
+
+def test_that_one_after_a_list_of_plans_offers_the_plans(sample_assistant) -> None:  # type: ignore[no-untyped-def]
+    chat = sample_assistant.session()
+    chat.ask("What plans does Cloud Connect offer?")
+    asked = chat.ask("does that one include an SLA?")
+    assert asked.clarification_options == PLANS
+
+
+def test_one_plan_in_the_conversation_is_not_asked_about(sample_assistant) -> None:  # type: ignore[no-untyped-def]
+    chat = sample_assistant.session()
+    chat.ask("How much is the Pro plan?")
+    for follow_up in ("does the plan include an SLA?", "how many sites does it include?"):
+        answer = chat.ask(follow_up)
+        assert not answer.clarification, follow_up
+        assert "pro" in (answer.standalone_query or "").lower(), follow_up
