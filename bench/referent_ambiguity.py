@@ -196,19 +196,18 @@ READING = """**Reading.** Neither shape fires on a clapnq UNDERSPECIFIED turn: t
 descriptions of a kind nothing in the conversation named ("the famous basketball player",
 the document-subject rule's ground: clarify_detect.md) or pronouns whose rivals are of
 another kind ("passive transport" / "facilitated diffusion"). So chosen on clapnq the
-strictest pair wins and nothing is asked on cloud; chosen on cloud + MTRAG (ratio 0.85)
-it asks on none of clapnq's 37 UNDERSPECIFIED and none of its 105 others, and on 1 MTRAG
+strictest pair wins and nothing is asked on cloud; chosen on cloud + MTRAG (ratio 0.85) it
+asks on none of clapnq's 37 UNDERSPECIFIED and none of its 105 others, and on 1 MTRAG
 follow-up in 519 ("What was its religion?": "byzantine empire" or "eastern roman empire",
 one empire named twice). Shipped: ratio 0.85 (chosen on cloud + MTRAG) and 2 listed items:
-the item count is not identified by the data (one MTRAG-UN UNDERSPECIFIED turn and one
-UNANSWERABLE turn offer a listed kind, no MTRAG follow-up does; every count from 2 to 6
-gives the same figures), 2 is the smallest list to choose from. In domain on cloud it asks
-2 of 9 UNDERSPECIFIED ("the plan" after six plans; "it" after the two charts set side by
-side) at 1 of 122 others (an UNANSWERABLE "the error" after a list of eight errors): the
-issue's 40% is not met. A logistic over the candidates' closeness alone (the rival's
-score ratio, said in the same turn, both by the user, the rival in the last question,
-how many come within 0.7), fitted first, asked on 0 of 9 and 0 of 37 held out at the 1%
-MTRAG budget: resolvable MTRAG pronouns have rivals as close (0.8-0.99) as the
+the item count is not identified by the data (one MTRAG-UN turn offers a listed kind, an
+UNDERSPECIFIED one, and no MTRAG follow-up does: every count from 2 to 6 gives the same
+figures), 2 is the smallest list to choose from. In domain on cloud it asks 2 of 9
+UNDERSPECIFIED ("the plan" after six plans; "it" after the two charts set side by side) at 0
+of 122 others: the issue's 40% is not met. A logistic over the candidates' closeness alone
+(the rival's score ratio, said in the same turn, both by the user, the rival in the last
+question, how many come within 0.7), fitted first, asked on 0 of 9 and 0 of 37 held out at
+the 1% MTRAG budget: resolvable MTRAG pronouns have rivals as close (0.8-0.99) as the
 underspecified ones, so the decision reads the rival's kind, not closeness alone."""
 COLUMNS = ("clapnq:pos", "clapnq:neg", "cloud:pos", "cloud:neg", "mtrag/clapnq", "mtrag/cloud",
            "mtrag/govt", "mtrag")  # fmt: skip

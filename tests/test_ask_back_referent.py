@@ -32,9 +32,9 @@ def test_that_one_after_a_list_of_plans_offers_the_plans(sample_assistant) -> No
 
 
 def test_one_plan_in_the_conversation_is_not_asked_about(sample_assistant) -> None:  # type: ignore[no-untyped-def]
-    chat = sample_assistant.session()
-    chat.ask("How much is the Pro plan?")
     for follow_up in ("does the plan include an SLA?", "how many sites does it include?"):
+        chat = sample_assistant.session()
+        chat.ask("How much is the Pro plan?")
         answer = chat.ask(follow_up)
         assert not answer.clarification, follow_up
         assert "pro" in (answer.standalone_query or "").lower(), follow_up

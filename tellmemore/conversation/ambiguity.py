@@ -105,19 +105,19 @@ def kind_asked(
     message: str, asked: str, items: Sequence[Phrase], said_since: Sequence[str]
 ) -> KindAsked | None:
     """`message` says "the <kind>" of the kind the user's last question `asked` about
-    ("each plan"), whose answer listed `items`, and neither the message nor `said_since`
-    names one of them."""
+    ("each plan"), whose answer listed `items`, and neither the message, nor that question,
+    nor `said_since` names one of them."""
     if len(items) < 2:
         return None
     kinds = {stem(w) for w in content_words(asked)}
     heads = [(text, h) for text, h in definite_heads(message) if h in kinds]
     if not heads:
         return None
-    said = {stem(w) for t in (message, *said_since) for w in content_words(t)}
+    said = {stem(w) for t in (message, asked, *said_since) for w in content_words(t)}
     said -= {h for _, h in heads}  # "the pass" names no pass: "Day pass" is not picked
     shared = set.intersection(*(set(it.stems) for it in items))
     if any((set(it.stems) - shared) & said for it in items):
-        return None  # "the plan" after the user named Pro is Pro
+        return None  # "the plan" after "How much is the Pro plan?" is Pro
     head = heads[0][1]
     named = [it for it in items if it.stems[-1:] == (head,)]
     if len(named) >= 2:  # "the pass" over "Single ride", "Day pass", "Monthly pass"
