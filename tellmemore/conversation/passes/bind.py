@@ -132,7 +132,7 @@ def bind_referents(
             return rebuild_ellipsis(st, message, ellipsis, cands, depth)
         return Resolution(query=message)  # "North Carolina ... its weather": inside
     if not edits:
-        if ellipsis is not None:
+        if ellipsis is not None and not _only_an_ordinal(ellipsis, refs):
             return rebuild_ellipsis(st, message, ellipsis, cands, depth)
         return Resolution(query=message, unbound_referent=True)
     query = splice(message, edits)
@@ -149,6 +149,14 @@ def bind_referents(
             query = splice(message, edits, scope=(first, scope_text(scope.prep, st.surface(scope))))
             fired.append("carry")  # searched and shown in the query, bound to no referent
     return Resolution(query=query, bindings=bindings, passes=tuple(dict.fromkeys(fired)))
+
+
+def _only_an_ordinal(ellipsis: Ellipsis, refs: list[Referent]) -> bool:
+    """The fragment is an ordinal that bound nothing ("what about the second one?" after
+    an answer with no list): rebuilt into the previous question, its ordinal took the
+    place of a word there ("share second code"); the message is searched as typed."""
+    fragment = ellipsis.fragment.strip(" ?!.").lower()
+    return any(r.kind is ReferentKind.ORDINAL and r.text.lower() == fragment for r in refs)
 
 
 def pass_of(ref: Referent, chose: bool) -> str:
