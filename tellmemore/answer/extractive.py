@@ -183,15 +183,28 @@ def _fitted_choice(scored: list[Scored], threshold: float) -> list[Scored]:
     and "the enterprise one" then had nothing to point back to)."""
     ranked = sorted(scored, key=lambda s: (-s[0], s[1], s[2]))
     chosen = [ranked[0]]
+    said = {_said(ranked[0][3])}
+
+    def fresh(cand: Scored) -> bool:
+        # the same sentence in two passages (a page and its copy) says nothing twice
+        return cand[0] >= threshold and _said(cand[3]) not in said
+
     for cand in ranked[1:]:
-        if cand[0] >= threshold and all(cand[1] != c[1] for c in chosen):
+        if fresh(cand) and all(cand[1] != c[1] for c in chosen):
             chosen.append(cand)
+            said.add(_said(cand[3]))
     for cand in ranked[1:]:
         if len(chosen) >= MAX_SENTENCES:
             break
-        if cand[0] >= threshold and cand not in chosen:
+        if fresh(cand) and cand not in chosen:
             chosen.append(cand)
+            said.add(_said(cand[3]))
     return chosen[:MAX_SENTENCES]
+
+
+def _said(sentence: str) -> str:
+    """A sentence's words, case and spacing aside: what tells two copies of it apart."""
+    return " ".join(re.findall(r"\w+", sentence.casefold()))
 
 
 def _assemble(

@@ -83,3 +83,69 @@ def test_a_sentence_run_into_the_next_without_a_space_is_two_units() -> None:
 @pytest.mark.parametrize("text", ["Read the U.S. Code first.", "Install Node.js and ASP.NET."])
 def test_abbreviations_and_dotted_names_are_not_cut(text: str) -> None:
     assert [u.text for u in units(text)] == [text]
+
+
+def _turns(n: int = 120) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """Turns of 8 candidates whose worth is feature 0 within the turn; feature 1 is the
+    same for every candidate of a turn (how easy the turn is) and says nothing of which
+    candidate is best."""
+    rng = np.random.default_rng(3)
+    groups, gains, members = [], [], []
+    for _ in range(n):
+        x = rng.normal(size=(8, len(scoring.FEATURES)))
+        x[:, 1] = rng.normal()
+        gain = np.clip(0.3 + 0.1 * x[:, 0] + 0.02 * rng.normal(size=8), 0, 1)
+        groups.append(x)
+        gains.append(gain)
+        members.append((gain >= np.sort(gain)[-2]).astype(float))
+    return groups, gains, members
+
+
+def test_a_listwise_fit_learns_which_candidate_of_a_turn_is_best() -> None:
+    groups, gains, members = _turns()
+    scorer = scoring.fit_listwise(groups, gains, members)
+    test_groups, test_gains, _ = _turns(60)
+    picked = [int(np.argmax(scorer.probabilities(x))) for x in test_groups]
+    best = [int(np.argmax(g)) for g in test_gains]
+    assert np.mean([p == b for p, b in zip(picked, best, strict=True)]) > 0.8
+    # what a turn shares with all its candidates weighs (almost) nothing
+    assert abs(scorer.weights[1]) < 0.1 * abs(scorer.weights[0])
+    # calibrated: a probability, higher for the oracle's picks
+    p = np.concatenate([scorer.probabilities(x) for x in groups])
+    m = np.concatenate(members)
+    assert p.min() > 0.0 and p.max() < 1.0
+    assert p[m == 1].mean() > p[m == 0].mean() + 0.2
+    again = scoring.Scorer.from_json(scorer.to_json())
+    np.testing.assert_allclose(
+        again.probabilities(groups[0]), scorer.probabilities(groups[0]), atol=1e-4
+    )
+
+
+def test_a_sentence_two_passages_share_is_quoted_once(minilm) -> None:  # type: ignore[no-untyped-def]
+    shared = "Parental leave is 16 weeks at full pay for every new parent."
+    hits = [
+        Hit(
+            chunk=make_chunk(
+                "handbook",
+                f"{shared} Requests go to your manager through the HR portal.",
+                title="Handbook",
+            ),
+            score=1.0,
+            rank=1,
+        ),
+        Hit(
+            chunk=make_chunk(
+                "leave",
+                f"{shared} Parental leave may start up to four weeks before the birth.",
+                title="Leave policy",
+            ),
+            score=0.9,
+            rank=2,
+        ),
+    ]
+    quoted = extractive.best_sentences(
+        "How much parental leave do we get?", hits, embed=minilm.embed_documents
+    )
+    texts = [e.sentence for e in quoted]
+    assert sum("16 weeks" in t for t in texts) == 1
+    assert any("four weeks before the birth" in t for t in texts)
