@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tellmemore.answer import answer_types
+from tellmemore.answer import answer_types, focus
 from tellmemore.answer.abstain import COVERAGE_HITS, lexical_coverage
 from tellmemore.answer.calibration import Calibration
 from tellmemore.answer.units import sentences
@@ -296,7 +296,13 @@ def abstention(
     if lacking is None:
         missing = gap(questions, hits, stats)
         question = next((q for q in questions if content_words(q)), "")
-        lacking = lacking_phrase(question, missing.words)
+        # "the FSF" over passages naming the Free Software Foundation: they are about it
+        spelt = {
+            a
+            for h in hits[:COVERAGE_HITS]
+            for a in focus.initialisms(f"{h.chunk.header}\n{h.chunk.text}")
+        }
+        lacking = lacking_phrase(question, [w for w in missing.words if w.lower() not in spelt])
     if near:
         found = near[0] if len(near) == 1 else f"{near[0]} and {near[1]}"
         about = f"about {lacking}" if lacking else "that answers this"

@@ -138,7 +138,7 @@ def _distance(a: str, b: str, limit: int) -> int:
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+")
 
 
-def _initialisms(text: str) -> set[str]:
+def initialisms(text: str) -> set[str]:
     """The initials of every run of two to six capitalised words ("Free Software
     Foundation" -> "fsf", "sf"), so that a question's acronym is held by its spelling-out."""
     out = set()
@@ -160,7 +160,7 @@ def _vocabulary(hits: Sequence[Hit]) -> tuple[set[str], list[str]]:
         text = f"{c.title}\n{' '.join(c.section)}\n{c.header}\n{c.text}"
         for w in content_words(text):
             counts[w] = counts.get(w, 0) + 1
-        spelt |= _initialisms(text)
+        spelt |= initialisms(text)
     held = {stem(w) for w in counts} | {stem(a) for a in spelt}
     ranked = sorted(
         (w for w in counts if len(w) >= 3 and any(ch.isalpha() for ch in w)),

@@ -155,3 +155,15 @@ def test_an_acronym_is_held_by_its_spelling_out() -> None:
     lost = [f.word for f in focus.unheld("who is the president of the FSF?", hits, None, None)]
     assert "fsf" not in lost
     assert "president" in lost
+
+
+def test_the_floor_s_abstention_does_not_say_an_acronym_the_passages_spell_out_is_missing() -> None:
+    from tellmemore.answer.answerability import abstention
+    from tellmemore.testing.conformance import make_chunk
+    from tellmemore.types import Hit
+
+    text = "Copyright (C) 2007 Free Software Foundation, Inc. Everyone is permitted to copy."
+    hits = [Hit(chunk=make_chunk("1", text, title="GPL-3"), score=0.3, rank=1, dense=0.3)]
+    said = abstention(["who is the current president of the FSF?"], hits)
+    assert "nothing about current president" in said
+    assert "FSF" not in said
