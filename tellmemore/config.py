@@ -130,7 +130,9 @@ class RetrievalSettings(_Section):
     none unless it is a name, while the best passage is below `focus_max_cos`: "nothing
     about phone stipend" (`answer.focus`). Opt-in: held out on MTRAG-UN it found no more
     UNANSWERABLE turns than the floor rule; on the licences 8/10 unanswerable abstain
-    (floor 4/10) at 0/20 others (bench/results/focus_coverage.md)."""
+    (floor 4/10) at 0/20 others (bench/results/focus_coverage.md). Not the default also
+    because a name the documents never mention abstains on an answerable question: "Hi,
+    I'm Priya. How much is a day pass?" says "nothing about Priya"."""
     focus_max_share: float = Field(default=0.0, ge=0.0, le=1.0)
     """The largest share of the index's chunks a missing focus word may appear in (0.0:
     the index holds it nowhere)."""
