@@ -39,23 +39,19 @@ from tellmemore.conversation.text import (
 )
 from tellmemore.types import Turn
 
-DETERMINERS = frozenset({"the", "this", "these", "those"})
+DEMONSTRATIVES = lexicon.words("demonstratives") - {"that"}
+DETERMINERS = DEMONSTRATIVES | {"the"}
 """Determiners of one (or one group of) definite thing(s). Not "that": as often a
 conjunction ("I heard that the ...") as a determiner, and no tagger tells them apart."""
-DEMONSTRATIVES = frozenset({"this", "these", "those"})
 UNIQUE = lexicon.words("unique_modifiers") | lexicon.words("comparatives")
 _IRREGULAR_PARTICIPLES = lexicon.words("irregular_participles")
 """Words that make a description pick one thing by themselves ("the first", "the same",
 "the largest")."""
 _BREAKS = frozenset(',.;:?!()[]"')
-_OBJECT_OPENERS = frozenset(
-    {"a", "an", "the", "its", "their", "his", "her", "my", "our", "your", "any", "some"}
-)
-_DO = frozenset({"do", "does", "did"})
-_BE_HAVE = frozenset({"is", "was", "are", "were", "has", "have", "had"})
-_QUESTION_AUXILIARIES = frozenset(
-    {"is", "was", "are", "were", "did", "does", "do", "has", "have", "had", "will", "can"}
-)
+_OBJECT_OPENERS = lexicon.words("object_openers")
+_DO = lexicon.words("do_support")
+_BE_HAVE = lexicon.words("be_have_forms")
+_QUESTION_AUXILIARIES = lexicon.words("question_auxiliaries")
 
 
 @dataclass(frozen=True)
