@@ -168,22 +168,31 @@ class Group:
     member: np.ndarray
 
 
+def case_features(case: Case, embed: CachedEmbed) -> tuple[list[str], np.ndarray] | None:
+    """A case's candidate texts and their feature rows, as the answer scores them (None:
+    no candidate). Shared by the benches that fit or compare rankers."""
+    candidates = extractive.candidates_of(_units(case))
+    if not candidates:
+        return None
+    headers = [h.chunk.header or h.chunk.title or "" for h in case.hits]
+    x = scoring.features(case.query, candidates, headers, asked_type(case.query), embed)
+    return [c.text for c in candidates], x
+
+
 def training_groups(cases: Sequence[Case], embed: CachedEmbed) -> list[Group]:
     """The candidates of every case with their features and labels."""
     out = []
     for case in cases:
-        candidates = extractive.candidates_of(_units(case))
-        if not candidates:
+        found = case_features(case, embed)
+        if found is None:
             continue
-        headers = [h.chunk.header or h.chunk.title or "" for h in case.hits]
-        x = scoring.features(case.query, candidates, headers, asked_type(case.query), embed)
-        texts = [c.text for c in candidates]
+        texts, x = found
         picked = set(oracle(texts, case.reference, ORACLE_SENTENCES))
         out.append(
             Group(
                 x=x,
                 gain=np.array([score_text(t, case.reference)[1] for t in texts]),
-                member=np.array([float(i in picked) for i in range(len(candidates))]),
+                member=np.array([float(i in picked) for i in range(len(texts))]),
             )
         )
     return out

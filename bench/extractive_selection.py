@@ -48,12 +48,11 @@ from extractive_answers import (  # noqa: E402
     ORACLE_SENTENCES,
     CachedEmbed,
     Case,
-    _units,
+    case_features,
     mtrag_cases,
 )
 
-from tellmemore.answer import extractive, scoring  # noqa: E402
-from tellmemore.answer.answer_types import asked_type  # noqa: E402
+from tellmemore.answer import scoring  # noqa: E402
 from tellmemore.answer.overlap import oracle, recall_f1  # noqa: E402
 from tellmemore.answer.words import terms  # noqa: E402
 
@@ -80,12 +79,10 @@ class Turn:
 def turns(cases: Sequence[Case], embed: CachedEmbed) -> list[Turn]:
     out = []
     for case in cases:
-        candidates = extractive.candidates_of(_units(case))
-        if not candidates:
+        found = case_features(case, embed)
+        if found is None:
             continue
-        headers = [h.chunk.header or h.chunk.title or "" for h in case.hits]
-        x = scoring.features(case.query, candidates, headers, asked_type(case.query), embed)
-        texts = [c.text for c in candidates]
+        texts, x = found
         vectors = embed([case.query, *texts])
         bags = [set(terms(t)) for t in texts]
         reference = set(terms(case.reference))
