@@ -11,7 +11,9 @@ last answer's list items), never from the message's wording:
 - a definite description of the kind the last answer listed ("Explain each plan" answered
   with a list of plans, then "How many domains are included in the plan?"): the noun is
   what the user asked about, the answer listed at least `constants.KIND_ITEMS` of them,
-  and nothing since names one.
+  and nothing since names one;
+- a singular pronoun whose best antecedent is that plural kind, or one of its listed items
+  ("What plans are there?", then "how much does it cost?"): the same list, the same ask.
 
 Both thresholds are chosen by `bench/referent_ambiguity.py` on the MTRAG follow-ups (each
 has a human rewrite, so each was resolvable: an ask there is a false one) and one
@@ -25,10 +27,10 @@ from dataclasses import dataclass
 
 from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
-from tellmemore.conversation.binding import Candidate, Phrase
+from tellmemore.conversation.binding import Candidate, Phrase, phrases
 from tellmemore.conversation.definites import _names_more
 from tellmemore.conversation.lists import list_items, quoted_items
-from tellmemore.conversation.text import FUNCTION_WORDS, content_words, norm, stem
+from tellmemore.conversation.text import FUNCTION_WORDS, content_words, looks_plural, norm, stem
 from tellmemore.types import Turn
 
 MAX_OPTIONS = 4
@@ -107,11 +109,22 @@ def kind_asked(
     """`message` says "the <kind>" of the kind the user's last question `asked` about
     ("each plan"), whose answer listed `items`, and neither the message, nor that question,
     nor `said_since` names one of them."""
-    if len(items) < 2:
-        return None
     kinds = {stem(w) for w in content_words(asked)}
     heads = [(text, h) for text, h in definite_heads(message) if h in kinds]
-    if not heads:
+    return _listed_of_kind(heads, message, asked, items, said_since)
+
+
+def _listed_of_kind(
+    heads: Sequence[tuple[str, str]],
+    message: str,
+    asked: str,
+    items: Sequence[Phrase],
+    said_since: Sequence[str],
+) -> KindAsked | None:
+    """The items of the kind of the first of `heads` (as written, head stem) that nothing
+    said picks one of."""
+    items = distinct_things(items)
+    if len(items) < 2 or not heads:
         return None
     said = {stem(w) for t in (message, asked, *said_since) for w in content_words(t)}
     said -= {h for _, h in heads}  # "the pass" names no pass: "Day pass" is not picked
@@ -127,18 +140,57 @@ def kind_asked(
     return KindAsked(heads[0][0], tuple(items))  # "the plan" over Starter, Pro, Enterprise
 
 
-def kind_in_history(message: str, history: Sequence[Turn]) -> KindAsked | None:
-    """`kind_asked` over the last answer's list and the user question it answered."""
+def _last_exchange(history: Sequence[Turn]) -> tuple[Turn, Turn] | None:
+    """The last answer and the user question it answered."""
     last = max((i for i, t in enumerate(history) if t.role == "assistant"), default=-1)
     asked = max((i for i, t in enumerate(history[: max(last, 0)]) if t.role == "user"), default=-1)
-    if asked < 0:
+    return None if asked < 0 else (history[asked], history[last])
+
+
+def _listed(turn: Turn) -> list[Phrase]:
+    return quoted_items(turn.items, turn.content) if turn.items else list_items(turn.content)
+
+
+def distinct_things(items: Sequence[Phrase]) -> list[Phrase]:
+    """The items less those that name another again ("Ronaldo" after "Cristiano Ronaldo"):
+    one thing twice is no choice."""
+    sets = [set(it.stems) for it in items]
+    return [
+        it
+        for i, it in enumerate(items)
+        if not any(
+            j != i and sets[i] <= sets[j] and (sets[i] != sets[j] or j < i)
+            for j in range(len(items))
+        )
+    ]
+
+
+def kind_in_history(message: str, history: Sequence[Turn]) -> KindAsked | None:
+    """`kind_asked` over the last answer's list and the user question it answered."""
+    exchange = _last_exchange(history)
+    if exchange is None:
         return None
-    kinds = {stem(w) for w in content_words(history[asked].content)}
+    asked, answer = exchange
+    kinds = {stem(w) for w in content_words(asked.content)}
     if not any(h in kinds for _, h in definite_heads(message)):
         return None  # the common case: no list to read
-    turn = history[last]
-    items = quoted_items(turn.items, turn.content) if turn.items else list_items(turn.content)
-    return kind_asked(message, history[asked].content, items, [])
+    return kind_asked(message, asked.content, _listed(answer), [])
+
+
+def plural_kind_in_history(message: str, history: Sequence[Turn]) -> KindAsked | None:
+    """The user's last question asked about a plural kind ("What plans are there?") and
+    the answer listed several of them that nothing since picks one of: a singular pronoun
+    next ("how much does it cost?") is one of them, and nothing says which."""
+    exchange = _last_exchange(history)
+    if exchange is None:
+        return None
+    asked, answer = exchange
+    heads = [
+        (p.text, p.stems[-1])
+        for p in phrases(asked.content)
+        if p.stems and looks_plural(p.text.split()[-1])
+    ]
+    return _listed_of_kind(heads, message, asked.content, _listed(answer), [])
 
 
 def asks_kind(found: KindAsked | None, min_items: int = C.KIND_ITEMS) -> bool:

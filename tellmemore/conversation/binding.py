@@ -243,6 +243,11 @@ def agreement(ref: Referent, phrase: Phrase) -> float:
     return 1.0
 
 
+def singular(ref: Referent) -> bool:
+    """ "it", "this", "that": a pronoun that names one thing."""
+    return ref.text.lower() in _SINGULAR
+
+
 def same_number(ref: Referent, earlier: Referent) -> bool:
     """Both referents are marked for the same number by their first word ("those sports
     ... them"), whatever the antecedent bound to the earlier one looks like."""

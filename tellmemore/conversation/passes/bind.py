@@ -16,6 +16,7 @@ from tellmemore.conversation.binding import (
     matching,
     same_head_pair,
     same_number,
+    singular,
 )
 from tellmemore.conversation.passes.alternatives import (
     alternative,
@@ -106,7 +107,7 @@ def bind_referents(
             # those sport played by women, can they play them?": "them" is those
             continue
         paired = both(st, ref, message, cands)
-        out = paired or bind_one(st, ref, cands, items, list_turn, prefer)
+        out = paired or bind_one(st, message, ref, cands, items, list_turn, prefer)
         if isinstance(out, Ambiguous):  # a coin flip between alternatives: ask
             return Resolution(
                 query=message,
@@ -177,6 +178,7 @@ def _names_head(option: str, modifier: str | None) -> bool:
 
 def bind_one(
     st: RunState,
+    message: str,
     ref: Referent,
     cands: list[Candidate],
     items: list[Phrase],
@@ -243,7 +245,7 @@ def bind_one(
     if best.score < C.MIN_ANTECEDENT:
         return None
     if ref.kind in CHAINED_KINDS and st.depth == 0:
-        flip = coin_flip(st, ranked)
+        flip = coin_flip(st, ranked) or one_of_listed_kind(st, message, ref, best)
         if flip is not None:
             return flip
     return best.phrase, best.role
@@ -256,6 +258,24 @@ def coin_flip(st: RunState, ranked: list[tuple[Candidate, float]]) -> Ambiguous 
     if found is None or not ambiguity.asks(found):
         return None
     return Ambiguous([replace(p, text=st.surface(p)) for p in found.options])
+
+
+def one_of_listed_kind(
+    st: RunState, message: str, ref: Referent, best: Candidate
+) -> Ambiguous | None:
+    """Ask which one when a singular pronoun's best antecedent is the plural kind the
+    user's last question asked about, or one of the several things of that kind the answer
+    listed (`conversation.ambiguity.plural_kind_in_history`): binding the kind or the first
+    item is a guess."""
+    if not singular(ref):
+        return None
+    found = ambiguity.plural_kind_in_history(message, st.history)
+    if found is None or not ambiguity.asks_kind(found):
+        return None
+    kind = best.role == "user" and looks_plural(best.phrase.text.split()[-1])
+    if not kind and not any(set(best.phrase.stems) == set(it.stems) for it in found.items):
+        return None  # "how is it treated?" after the flu's symptoms: the flu
+    return Ambiguous([replace(p, text=st.surface(p)) for p in found.items])
 
 
 def topic_scope(
