@@ -1,0 +1,63 @@
+"""The labelled handbook conversations are well formed and their labels point at real text.
+
+bench/handbook_trial.py judges the system against these labels; a label that names a missing
+file, or an `expect` string the gold files do not hold, would blame the system for the
+label's fault.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "bench" / "data" / "clef_handbook"
+CONVERSATIONS = ROOT / "bench" / "data" / "clef_handbook_conversations.jsonl"
+LABELS = {"ANSWERABLE", "UNANSWERABLE", "UNDERSPECIFIED"}
+FIELDS = {"message", "answerability", "gold", "expect", "rewrite", "binding", "check", "note"}
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def _conversations() -> list[dict]:  # type: ignore[type-arg]
+    lines = CONVERSATIONS.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+CASES = [(c["id"], i, t) for c in _conversations() for i, t in enumerate(c["turns"])]
+
+
+def test_conversations_have_unique_ids_and_a_sensible_mix() -> None:
+    ids = [c["id"] for c in _conversations()]
+    assert len(ids) == len(set(ids))
+    labels = [t["answerability"] for _, _, t in CASES]
+    assert 90 <= len(labels) <= 130
+    assert 0.08 <= labels.count("UNANSWERABLE") / len(labels) <= 0.2
+    assert 0.05 <= labels.count("UNDERSPECIFIED") / len(labels) <= 0.15
+
+
+@pytest.mark.parametrize(("conversation", "index", "turn"), CASES)
+def test_turn_is_well_formed(conversation: str, index: int, turn: dict) -> None:  # type: ignore[type-arg]
+    assert set(turn) <= FIELDS, set(turn) - FIELDS
+    assert turn["message"].strip()
+    assert turn["answerability"] in LABELS
+    for path in turn["gold"]:
+        assert (CORPUS / path).is_file(), path
+    if turn["answerability"] == "ANSWERABLE":
+        assert turn["gold"], "an answerable turn names the file that answers it"
+        text = _squash(" ".join((CORPUS / p).read_text(encoding="utf-8") for p in turn["gold"]))
+        for want in turn["expect"]:
+            options = want if isinstance(want, list) else [want]
+            assert any(_squash(o) in text for o in options), options
+    else:
+        assert not turn["expect"]
+    if index == 0:
+        assert "binding" not in turn, "a first turn has nothing to bind to"
+    for referent, antecedent in turn.get("binding", {}).items():
+        assert referent.strip() and antecedent.strip()
+    assert turn.get("check") in (None, "shorter", "new_sentences")
