@@ -20,6 +20,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -28,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from tellmemore.assistant import Assistant  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
+from tellmemore.types import Answer  # noqa: E402
 
 DOCS = Path("/usr/share/common-licenses")
 LICENCES = (
@@ -107,6 +109,57 @@ CASES: list[tuple[str, list[str], str]] = [
 ]
 
 
+MODES: tuple[tuple[str, dict], ...] = (  # type: ignore[type-arg]
+    ("floor (default)", {}),
+    ("judged", {"retrieval": {"abstention": "judged"}}),
+    ("floor + focus (opt-in)", {"retrieval": {"focus": True}}),
+)
+"""The behaviour modes every real-document bench runs: the default, and the two opt-in ones."""
+
+
+def action(answer: Answer) -> str:
+    """What the turn did, as the behaviour tables count it."""
+    return "ask" if answer.clarification else "abstain" if answer.abstained else "answer"
+
+
+def each_mode(project: Path, modes: Sequence[str] = ()) -> Iterator[tuple[str, Assistant]]:
+    """The project opened once per behaviour mode (all when `modes` is empty), closed after."""
+    for mode, overrides in MODES:
+        if modes and mode not in modes:
+            continue
+        assistant = Assistant.open(project, settings=Settings(**overrides))
+        try:
+            yield mode, assistant
+        finally:
+            assistant.close()
+
+
+def index_facts(project: Path) -> dict:  # type: ignore[type-arg]
+    """Chunk count and the index's own calibration, for the results header."""
+    assistant = Assistant.open(project, settings=Settings())
+    try:
+        calibration = assistant.retriever.calibrator.get()
+        return {"chunks": assistant.index.count(), "calibration": json.loads(calibration.to_json())}
+    finally:
+        assistant.close()
+
+
+def label_table(rows: list[dict], labels: Sequence[str]) -> list[str]:  # type: ignore[type-arg]
+    """Markdown rows: per mode and label, how many turns were answered, asked back, abstained."""
+    lines = [
+        "| mode | label | turns | answered | asked back | abstained |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for mode in dict.fromkeys(r["mode"] for r in rows):
+        for label in labels:
+            part = [r for r in rows if r["label"] == label and r["mode"] == mode]
+            n = {a: sum(r["action"] == a for r in part) for a in ("answer", "ask", "abstain")}
+            lines.append(
+                f"| {mode} | {label} | {len(part)} | {n['answer']} | {n['ask']} | {n['abstain']} |"
+            )
+    return lines
+
+
 def run(docs: Path) -> dict:  # type: ignore[type-arg]
     settings_dir = Path(tempfile.mkdtemp(prefix="tellmemore-licences-"))
     corpus = settings_dir / "docs"
@@ -117,25 +170,13 @@ def run(docs: Path) -> dict:  # type: ignore[type-arg]
     t0 = time.perf_counter()
     assistant.ingest([corpus])
     ingest_s = time.perf_counter() - t0
-    rows = ask_all(assistant, "floor (default)")
-    judged = Assistant.open(
-        settings_dir / "project", settings=Settings(retrieval={"abstention": "judged"})
-    )
-    rows += ask_all(judged, "judged")
-    judged.close()
-    focused = Assistant.open(settings_dir / "project", settings=Settings(retrieval={"focus": True}))
-    rows += ask_all(focused, "floor + focus (opt-in)")
-    focused.close()
-    calibration = assistant.retriever.calibrator.get()
-    chunks = assistant.index.count()
     assistant.close()
+    rows = []
+    for mode, opened in each_mode(settings_dir / "project"):
+        rows += ask_all(opened, mode)
+    facts = index_facts(settings_dir / "project")
     shutil.rmtree(settings_dir, ignore_errors=True)
-    return {
-        "ingest_seconds": round(ingest_s, 1),
-        "chunks": chunks,
-        "calibration": json.loads(calibration.to_json()),
-        "rows": rows,
-    }
+    return {"ingest_seconds": round(ingest_s, 1), **facts, "rows": rows}
 
 
 def ask_all(assistant: Assistant, mode: str) -> list[dict]:  # type: ignore[type-arg]
@@ -145,14 +186,13 @@ def ask_all(assistant: Assistant, mode: str) -> list[dict]:  # type: ignore[type
         for turn in earlier:
             chat.ask(turn)
         answer = chat.ask(message)
-        action = "ask" if answer.clarification else "abstain" if answer.abstained else "answer"
         rows.append(
             {
                 "mode": mode,
                 "label": label,
                 "history": earlier,
                 "message": message,
-                "action": action,
+                "action": action(answer),
                 "reply": answer.answer[:300],
                 "options": list(answer.clarification_options),
             }
@@ -174,16 +214,8 @@ def render(payload: dict) -> str:  # type: ignore[type-arg]
         "scorers were fitted on MTRAG-UN; nothing was tuned on them. Index calibration: "
         f"`{json.dumps(payload['calibration'])}`.",
         "",
-        "| mode | label | turns | answered | asked back | abstained |",
-        "| --- | --- | --- | --- | --- | --- |",
     ]
-    for mode in dict.fromkeys(r["mode"] for r in rows):
-        for label in (ANSWERABLE, UNDERSPECIFIED, UNANSWERABLE):
-            part = [r for r in rows if r["label"] == label and r["mode"] == mode]
-            n = {a: sum(r["action"] == a for r in part) for a in ("answer", "ask", "abstain")}
-            lines.append(
-                f"| {mode} | {label} | {len(part)} | {n['answer']} | {n['ask']} | {n['abstain']} |"
-            )
+    lines += label_table(rows, (ANSWERABLE, UNDERSPECIFIED, UNANSWERABLE))
     lines += [
         "",
         "| mode | label | history | message | did | reply |",
