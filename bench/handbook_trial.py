@@ -335,6 +335,25 @@ def category_table(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def examples(rows: list[dict[str, Any]], per: int = 3) -> list[str]:
+    """A few failures of each category, spelled out: what was typed, what the system made of
+    it, what it replied."""
+    lines = []
+    for cat in CATEGORIES:
+        part = [r for r in rows if r["category"] == cat]
+        if not part:
+            continue
+        lines += ["", f"**{cat}** ({len(part)})", ""]
+        for r in part[:per]:
+            bound = f"; bindings {_cell(r['bindings'], 80)}" if r["bindings"] else ""
+            missing = f"; missing {_cell('; '.join(r['missing']), 60)}" if r["missing"] else ""
+            lines.append(
+                f"- {r['conversation']}.{r['turn']} *{_cell(r['message'], 90)}* "
+                f"-> `{_cell(r['standalone'], 90)}`{bound}{missing}: {_cell(r['reply'], 160)}"
+            )
+    return lines
+
+
 def failure_table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
         "| category | conv.turn | label | message | standalone query | bindings | cited (top 3)"
@@ -402,6 +421,9 @@ def render(payload: dict[str, Any]) -> str:
         "## Failures by category",
         "",
         *category_table(rows),
+        "",
+        f"## Examples of each category in `{modes[0]}`",
+        *examples(first),
         "",
         f"## Every failure in `{modes[0]}`",
         "",
