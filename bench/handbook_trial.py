@@ -77,6 +77,10 @@ MARKUP = re.compile(r"<(?:/?t[rdh]|/?table)>|\]\(|\*\*|(?<![\w/])_\w[^_]*_(?!\w)
 bold markers, underscore emphasis."""
 STEM = Stemmer.Stemmer("english")
 STOP = frozenset(["a", "an", "and", "do", "not", "of", "or", "the", "to"])
+_FUNCTION_WORDS = """is are was be does did can could will would should i we you my our it
+that this they them what how who when where which if for in on at with about there"""
+FUNCTION = frozenset(STEM.stemWords(_FUNCTION_WORDS.split()))
+"""Words a standalone query may rephrase away ("does it apply" -> "how much ... if")."""
 
 
 def load(path: Path = CONVERSATIONS) -> list[dict[str, Any]]:
@@ -126,18 +130,19 @@ def _as_typed(row: dict[str, Any]) -> bool:
 
 def _resolution(row: dict[str, Any]) -> str | None:
     """How a follow-up that needs its context (it has a labelled rewrite) was resolved:
-    "wrong" when its labelled binding is wrong or the standalone query lost words the user
-    typed that the human rewrite keeps (the question itself was replaced); "unresolved" when
-    it went through as typed; else "right". None for turns without a rewrite or answer edits."""
+    "wrong" when its labelled binding is wrong; "lost" when the standalone query lost content
+    words the user typed that the human rewrite keeps (the question itself was replaced);
+    "unresolved" when it went through as typed; else "right". None for turns without a
+    rewrite, and for answer edits."""
     if not row["rewrite"] or row["check"]:
         return None
     if row["labelled_binding"] and _binding(row) != "right":
         return _binding(row)
     if _as_typed(row):
         return "unresolved" if _squash(row["rewrite"]) != _squash(row["message"]) else "right"
-    kept = _tokens(row["message"]) & _tokens(row["rewrite"])
+    kept = (_tokens(row["message"]) & _tokens(row["rewrite"])) - FUNCTION
     seen = _tokens(" ".join([row["standalone"] or "", *row["bindings"].values()]))
-    return "right" if kept <= seen else "wrong"
+    return "right" if kept <= seen else "lost"
 
 
 def judge(row: dict[str, Any], shown: list[str]) -> dict[str, Any]:
@@ -216,8 +221,11 @@ def category(row: dict[str, Any]) -> str | None:
         return "false ask-back"
     if row["check"]:
         return "answer edit" if row["check_ok"] is False or row["gold_top3"] is False else None
-    if row["resolution"] == "wrong" or (
-        row["resolution"] == "unresolved" and row["gold_top3"] is False
+    missed = row["gold_top3"] is False or row["expect_ok"] is False
+    if (
+        row["resolution"] == "wrong"
+        or (row["resolution"] == "lost" and missed)
+        or (row["resolution"] == "unresolved" and row["gold_top3"] is False)
     ):
         return "wrong binding"
     if row["gold_top3"] is False:
@@ -313,7 +321,8 @@ def quality_table(rows: list[dict[str, Any]]) -> list[str]:
             f"| {sum(r['binding'] == 'right' for r in bound)}/{len(bound)} "
             f"({sum(r['binding'] == 'unresolved' for r in bound)} left as typed) "
             f"| {sum(r['resolution'] == 'right' for r in follow)}/{len(follow)} "
-            f"({sum(r['resolution'] == 'unresolved' for r in follow)} left as typed) "
+            f"({sum(r['resolution'] == 'unresolved' for r in follow)} left as typed, "
+            f"{sum(r['resolution'] == 'lost' for r in follow)} lost words of the question) "
             f"| {sum(bool(r['check_ok']) for r in edits)}/{len(edits)} |"
         )
     return lines
@@ -401,14 +410,16 @@ def render(payload: dict[str, Any]) -> str:
         "once: an UNANSWERABLE turn not abstained on is a *missed abstention*, an "
         "UNDERSPECIFIED turn not asked back on a *missed ask-back*; an ANSWERABLE turn goes to "
         "the first of: *false abstention*, *false ask-back*, *wrong binding* (bound to "
-        "something else, or its standalone query lost the question; or left as typed when "
-        "retrieval then missed), *wrong/missing "
+        "something else; or, when the answer then missed, its standalone query lost content "
+        "words of the question, or it was left as typed and retrieval missed), *wrong/missing "
         "retrieval* (no gold file in the first 3 citations), *right passage, wrong sentences* "
         '(an `expect` string missing), *answer edit* ("make that shorter" not shorter, '
         '"tell me more" repeating a shown sentence, or the sources lost), *display* (all '
         "else right, but the reply "
         "shows Markdown/HTML markup: table tags, `[text](url)`, `**`, `_x_`; the web chat shows "
         "replies as plain text).",
+        "",
+        "A hand-written reading, with examples: bench/results/handbook_trial_notes.md.",
         "",
         "## What each label's turns did",
         "",
