@@ -13,6 +13,7 @@ import re
 from tellmemore.analysis import lexicon
 
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“])|\n+")
+_OPENS = re.compile(r"[A-Z0-9\"“]")
 _LAST_WORD = re.compile(r"(\S+)\s*$")
 
 
@@ -55,6 +56,17 @@ def _add_stripped(text: str, a: int, b: int, out: list[tuple[int, int]]) -> None
         b -= 1
     if a < b:
         out.append((a, b))
+
+
+def still_split(first: str, second: str) -> bool:
+    """Two consecutive sentences of one text (as split here) still split where they meet
+    when joined by one space: the first ends a sentence ("." not of an abbreviation) and
+    the second opens one. Then the joined text's sentences are these two as they were."""
+    return (
+        first[-1:] in (".", "!", "?")
+        and _OPENS.match(second) is not None
+        and not _ends_in_abbreviation(first)
+    )
 
 
 def _ends_in_abbreviation(piece: str) -> bool:

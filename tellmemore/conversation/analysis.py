@@ -20,7 +20,7 @@ import bisect
 import functools
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from functools import cached_property
 
 from tellmemore.analysis import sentence_spans
@@ -30,6 +30,8 @@ from tellmemore.conversation.ellipses import Ellipsis, find_ellipsis, no_answer_
 from tellmemore.conversation.phrases import Phrase, parse_phrases
 from tellmemore.conversation.referents import Referent, find_referents
 from tellmemore.conversation.text import FUNCTION_WORDS, Token, norm, stem
+
+_SPACE = re.compile(r"\s")
 
 ANALYSIS_CACHE_TEXTS = 8192
 """Texts whose analysis is kept: many sessions' read turns (an answer, its readable form,
@@ -43,10 +45,13 @@ class Analysis:
         self.text = text
         self._sentence_phrases: dict[int, tuple[Phrase, ...]] = {}
         self._openings: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+        self._first: dict[int, tuple[Phrase, ...]] = {}
         self._head: list[Token] = []
         """The tokens read so far, left to right (`_read_to`): a turn reads an answer's
         opening sentences, not its whole length."""
-        self._rest: Iterator[re.Match[str]] | None = WORD.finditer(text)
+        self._scanned = 0
+        """Where the token scan resumes: every token starting before it is in `_head`
+        (a whitespace position, which no token spans, or the text's end)."""
         self._lock = threading.Lock()
 
     @cached_property
@@ -56,19 +61,21 @@ class Analysis:
 
     def _read_to(self, end: int) -> list[Token]:
         """The tokens starting before character `end`, and perhaps a few more: the same
-        tokens `tokenize` gives (the same pattern, scanned from the start, stopped early)."""
+        tokens `tokenize` gives (the same pattern, scanned from the start in pieces that
+        end at a space, which no token spans)."""
         head = self._head
-        if self._rest is None or (head and head[-1].start >= end):
+        text = self.text
+        if end <= self._scanned or self._scanned >= len(text):
             return head
         with self._lock:  # a service's threads share analyses
-            if self._rest is None or (head and head[-1].start >= end):
+            pos = self._scanned
+            if end <= pos or pos >= len(text):
                 return head
-            for m in self._rest:
-                w = m.group(0)
-                head.append(Token(w, m.start(), m.end(), w.lower()))
-                if m.start() >= end:
-                    return head
-            self._rest = None  # read to the end: the whole text's tokens
+            space = _SPACE.search(text, end)
+            stop = space.start() if space is not None else len(text)
+            head += [Token(w := m.group(), m.start(), m.end(), w.lower())
+                     for m in WORD.finditer(text, pos, stop)]  # fmt: skip
+            self._scanned = stop
             return head
 
     @cached_property
@@ -130,6 +137,25 @@ class Analysis:
     def opening(self, n: int) -> list[Phrase]:
         """The noun phrases of the first `n` sentences: an answer's subject is there."""
         return self.phrases_in(range(min(n, len(self.spans))))
+
+    def first_phrases(self, n: int) -> tuple[Phrase, ...]:
+        """The first `n` noun phrases of the text, its sentences parsed only as far as those
+        reach (a list's labels are its sentences' leading phrases): `phrases[:n]`, kept."""
+        found = self._first.get(n)
+        if found is None:
+            out: list[Phrase] = []
+            for i in range(len(self.spans)):
+                if len(out) >= n:
+                    break
+                done = self._sentence_phrases.get(i)
+                if done is None:
+                    want = n - len(out)
+                    done = parse_phrases(self.text, self._sentence_tokens(i), want)
+                    if len(done) < want:  # the sentence parsed to its end: all of it
+                        self._sentence_phrases[i] = done
+                out += done
+            found = self._first[n] = tuple(out[:n])
+        return found
 
     def opening_words(self, n: int) -> tuple[frozenset[str], frozenset[str]]:
         """The content words of the first `n` sentences and their stems, kept per `n`."""

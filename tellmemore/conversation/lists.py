@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from tellmemore.analysis import lexicon
 from tellmemore.answer.units import LABELLED
 from tellmemore.conversation import constants as C
+from tellmemore.conversation.analysis import analyze
 from tellmemore.conversation.binding import Phrase, phrases, sentences
 from tellmemore.conversation.text import content_words, norm, singular, stem, tokenize
 
@@ -142,6 +143,8 @@ def _cached_labels(answer: str) -> tuple[frozenset[str], ...]:
 def _column_labels(answer: str) -> list[set[str]]:
     out: list[set[str]] = []
     for line in answer.splitlines():
+        if ";" not in line:
+            continue  # a quoted table row holds one between its columns (_ROW)
         m = _BULLET.match(line)
         for sentence in sentences(m.group(1) if m else line):
             if _ROW.match(sentence):
@@ -204,7 +207,7 @@ def _parallel_sentences(sents: list[str], answer: str) -> list[Phrase]:
         if row is not None:  # "Plan: Pro; Price: $299": the row is about Pro, not "Plan"
             leads.append(_value(row.group(2)))
             continue
-        ps = phrases(s[:_LEAD_CHARS])
+        ps = _lead(s)
         starts = bool(ps) and s.startswith(ps[0].text) and ps[0].text[:1].isupper()
         leads.append(ps[0] if starts else None)
     best: list[Phrase] = []
@@ -227,13 +230,22 @@ def _parallel_sentences(sents: list[str], answer: str) -> list[Phrase]:
     return unique if len(unique) >= 2 else _shared_subject(sents)
 
 
+def _lead(sentence: str) -> tuple[Phrase, ...]:
+    """The first two phrases of a sentence's opening: all a list label is read from. A
+    sentence not opening with a capital has no label (the label is a capitalised phrase
+    it starts with), so it is not parsed."""
+    if not sentence[:1].isupper():
+        return ()
+    return analyze(sentence[:_LEAD_CHARS]).first_phrases(2)
+
+
 def _shared_subject(sents: list[str]) -> list[Phrase]:
     """Consecutive sentences with one subject and parallel qualifiers: "Escalations on the
     Standard tier go ... Escalations on the Enterprise tier go ..." -> "Standard
     escalation", "Enterprise escalation" (the qualifier's own word + the subject)."""
     heads: list[tuple[Phrase, Phrase] | None] = []
     for s in sents:
-        ps = phrases(s[:_LEAD_CHARS])
+        ps = _lead(s)
         ok = len(ps) >= 2 and s.startswith(ps[0].text) and ps[0].text[:1].isupper()
         heads.append((ps[0], ps[1]) if ok else None)
     i = 0

@@ -126,8 +126,10 @@ def phrases(text: str) -> list[Phrase]:
     return list(analyze(text).phrases)
 
 
-def parse_phrases(text: str, toks: Sequence[Token]) -> tuple[Phrase, ...]:
-    """The phrases of one sentence of `text`, given as its tokens (spans into `text`)."""
+def parse_phrases(text: str, toks: Sequence[Token], limit: int | None = None) -> tuple[Phrase, ...]:
+    """The phrases of one sentence of `text`, given as its tokens (spans into `text`);
+    with `limit`, only its first `limit` phrases, read no further than they reach (a phrase
+    once made is never changed by the tokens after it)."""
     out: list[Phrase] = []
     run: list[Token] = []
     prep: str | None = None
@@ -157,6 +159,8 @@ def parse_phrases(text: str, toks: Sequence[Token]) -> tuple[Phrase, ...]:
 
     n_toks = len(toks)
     for i, tok in enumerate(toks):
+        if limit is not None and len(out) >= limit:
+            return tuple(out[:limit])
         between = text[toks[i - 1].end : tok.start] if i else ""
         plain = between == " "  # the common case: neither pattern can match one space
         if i == 0 or (not plain and _SENTENCE_END.search(between)):
@@ -213,7 +217,7 @@ def parse_phrases(text: str, toks: Sequence[Token]) -> tuple[Phrase, ...]:
         else:
             last_prep, last_det = (low if low in PREPOSITIONS else None), False
     flush(at_break=True)
-    return tuple(out)
+    return tuple(out if limit is None else out[:limit])
 
 
 def _bare_verb_before_object(toks: Sequence[Token], i: int, run: list[Token]) -> bool:

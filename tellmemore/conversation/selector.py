@@ -27,6 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from tellmemore.analysis.sentences import still_split
 from tellmemore.conversation.analysis import Analysis, analyze
 from tellmemore.conversation.binding import Phrase, Salience, exchange_ages, word_vocabulary
 from tellmemore.conversation.gate import GateResult, names_in
@@ -269,7 +270,11 @@ def _opening_phrases(a: Analysis) -> list[Phrase]:
     """The phrases of the last answer's opening as the model was trained to see them: the
     first _OPENING_SENTENCES sentences of its first _ANSWER_SENTENCES joined (a line
     without a full stop runs into the next one there)."""
-    return analyze(" ".join(a.sentences[:_ANSWER_SENTENCES])).opening(_OPENING_SENTENCES)
+    sents = a.sentences[:_ANSWER_SENTENCES]
+    meets = range(min(_OPENING_SENTENCES, len(sents) - 1))
+    if all(still_split(sents[k], sents[k + 1]) for k in meets):
+        return a.opening(_OPENING_SENTENCES)  # joined, they split as before: the same parse
+    return analyze(" ".join(sents)).opening(_OPENING_SENTENCES)
 
 
 def _opening_vocabulary(a: Analysis) -> frozenset[str]:

@@ -3,6 +3,7 @@ chunker; it is made once per text; an answer prepared when stored is ready next 
 
 from __future__ import annotations
 
+import itertools
 import sys
 import threading
 
@@ -177,3 +178,51 @@ def _read_together(text: str) -> None:
     assert [a.opening_words(n) for n in range(1, 7)] == [
         alone.opening_words(n) for n in range(1, 7)
     ]
+
+
+TEXTS = st.text(alphabet=st.sampled_from("ab Cd.!?\n e.g. U.S. 12,500 x-y '\"“;:"), max_size=160)
+
+
+@settings(max_examples=150, deadline=None)
+@given(TEXTS, st.integers(min_value=1, max_value=4))
+def test_the_first_phrases_are_the_parse_read_no_further(text: str, n: int) -> None:
+    """A list's labels read only a sentence's first phrases: parsing stops once it has
+    them, and they are what the whole parse starts with."""
+    assert analyze(text).first_phrases(n) == Analysis(text).phrases[:n]
+    a = Analysis(text)
+    a.first_phrases(n)
+    assert a.phrases == Analysis(text).phrases  # a sentence cut short is parsed again
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXTS)
+def test_two_sentences_still_split_when_joined_exactly_when_the_splitter_says(text: str) -> None:
+    from tellmemore.analysis.sentences import still_split
+
+    sents = split_sentences(text)
+    for a, b in itertools.pairwise(sents):
+        assert still_split(a, b) == (split_sentences(f"{a} {b}") == [a, b])
+
+
+@settings(max_examples=150, deadline=None)
+@given(TEXTS)
+def test_the_selectors_opening_is_the_joined_opening_parsed(text: str) -> None:
+    """The selector reads an answer's first sentences joined (a line without a full stop
+    runs into the next): when they split as before, the answer's own parse is reused."""
+    from tellmemore.conversation.selector import _opening_phrases
+
+    a = Analysis(text)
+    joined = Analysis(" ".join(a.sentences[:5])).opening(3)
+    assert _opening_phrases(a) == joined
+
+
+@settings(max_examples=150, deadline=None)
+@given(TEXTS, st.lists(st.integers(min_value=0, max_value=170), max_size=4))
+def test_tokens_read_in_pieces_are_the_tokenizers(text: str, ends: list[int]) -> None:
+    a = Analysis(text)
+    whole = tokenize(text)
+    for end in ends:
+        head = a._read_to(end)
+        assert head == whole[: len(head)]
+        assert all(t.start >= end for t in whole[len(head) :])  # all those before `end`
+    assert a.tokens == tuple(whole)
