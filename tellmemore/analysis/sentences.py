@@ -14,7 +14,6 @@ from tellmemore.analysis import lexicon
 
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“])|\n+")
 _OPENS = re.compile(r"[A-Z0-9\"“]")
-_LAST_WORD = re.compile(r"(\S+)\s*$")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -73,7 +72,5 @@ def _ends_in_abbreviation(piece: str) -> bool:
     """ "... such as e.g." or "... in the U.S.": the full stop is the abbreviation's."""
     if not piece.endswith("."):
         return False
-    m = _LAST_WORD.search(piece)
-    if m is None:
-        return False
-    return m.group(1).lstrip("(\"“'").lower() in lexicon.words("abbreviations")
+    last = piece.rsplit(None, 1)[-1]  # its last word (a search for it was a scan per char)
+    return last.lstrip("(\"“'").lower() in lexicon.words("abbreviations")

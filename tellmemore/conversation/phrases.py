@@ -68,6 +68,10 @@ _ASPECTUAL = lexicon.words("aspectual")
 """Verbs whose "-ing" is the action itself ("it keeps failing"), not a thing they act on."""
 
 
+_ACTING_VERBS = COMMON_VERBS - _ASPECTUAL
+"""Verbs whose "-ing" object after them is a thing ("affect skywatching")."""
+
+
 _IMPERATIVES = lexicon.words("imperatives")
 """Verbs a request opens with ("Name two spacecraft ...", "List the benefits ...")."""
 
@@ -158,30 +162,36 @@ def parse_phrases(text: str, toks: Sequence[Token], limit: int | None = None) ->
         run = []
 
     n_toks = len(toks)
+    prev_end, prev_low = 0, ""
     for i, tok in enumerate(toks):
         if limit is not None and len(out) >= limit:
             return tuple(out[:limit])
-        between = text[toks[i - 1].end : tok.start] if i else ""
-        plain = between == " "  # the common case: neither pattern can match one space
-        if i == 0 or (not plain and _SENTENCE_END.search(between)):
+        word = tok.text
+        p_low = prev_low  # the token before ("" before the first)
+        if not i:
             initial.add(tok.start)
-        if i > 0 and not plain and _BREAK_PUNCT.search(between):
-            flush(at_break=True)
-            do_pending = False
-            last_prep, last_det, last_fn = None, False, ""
-        low = norm(tok.text)
-        lower = not run and tok.text.islower()
-        if lower and i > 0 and toks[i - 1].low == "how" and low not in FUNCTION_WORDS:
-            last_fn = low  # "how fast", "how often": an adverb or adjective, no noun
-            continue
-        if lower and _after_subject_pronoun(toks, i):
-            flush()  # "do they respond", "which one protects more": the subject's verb
-            last_fn = low
-            continue
-        if low in ("one", "ones") and len(run) == 1 and _is_graded(run[0].text):
-            run = []  # "the cheaper one", "the fastest ones": a referent, not a thing
-        if low == "than" and run and _is_comparative(run[-1].text):
-            run.pop()  # "is a dynamic secret better than ...": a comparative, not the noun
+        elif (between := text[prev_end : tok.start]) != " ":  # one space matches neither
+            if _SENTENCE_END.search(between):
+                initial.add(tok.start)
+            if _BREAK_PUNCT.search(between):
+                if run:
+                    flush(at_break=True)
+                do_pending = False
+                last_prep, last_det, last_fn = None, False, ""
+        prev_end, prev_low = tok.end, tok.low
+        low = tok.low if "'" not in tok.low and "’" not in tok.low else norm(word)  # norm()
+        if not run and word.islower() and i:
+            if p_low == "how" and low not in FUNCTION_WORDS:
+                last_fn = low  # "how fast", "how often": an adverb or adjective, no noun
+                continue
+            if (p_low in _SUBJECT_PRONOUNS or p_low == "one") and _after_subject_pronoun(toks, i):
+                last_fn = low  # "do they respond", "which one protects more": its verb
+                continue
+        if run:
+            if low in ("one", "ones") and len(run) == 1 and _is_graded(run[0].text):
+                run = []  # "the cheaper one", "the fastest ones": a referent, not a thing
+            elif low == "than" and _is_comparative(run[-1].text):
+                run.pop()  # "is a dynamic secret better than ...": a comparative, no noun
         joiner = (
             low in _JOINERS
             and run
@@ -189,24 +199,27 @@ def parse_phrases(text: str, toks: Sequence[Token], limit: int | None = None) ->
             and i + 1 < n_toks
             and toks[i + 1].text[:1].isupper()
         )
-        opens = tok.start in initial or (i > 0 and toks[i - 1].low in ("please", "you"))
+        opens = tok.start in initial or (i and p_low in ("please", "you"))
         if opens and _opens_request(low, toks[i + 1 : i + 2]):
-            flush()
+            if run:
+                flush()
             last_fn = low
             continue
         if (
             joiner
-            or (run and not do_subject and _noun_of_compound(toks, i, run, do_subject))
             or (low not in FUNCTION_WORDS and low not in COMMON_VERBS and low)
+            or (run and not do_subject and _noun_of_compound(toks, i, run, do_subject))
         ):
             if not run:
                 prep, det, before = last_prep, last_det, last_fn
                 do_subject, do_pending = do_pending, False
             run.append(tok)
             continue
-        if _bare_verb_before_object(toks, i, run):
-            run = []  # "who can nominate a new collaborator?": "nominate" is the verb
-        flush(verb_follows=low in _VERBISH)
+        if run:
+            if len(run) == 1 and _bare_verb_before_object(toks, i, run):
+                run = []  # "who can nominate a new collaborator?": "nominate" is the verb
+            else:
+                flush(verb_follows=low in _VERBISH)
         if low in _DO:
             do_pending = True
         elif low not in _DETS:
@@ -319,7 +332,7 @@ def _is_antecedent(
     run: list[Token], before: str, det: bool, initial: set[int], at_break: bool = False
 ) -> bool:
     if len(run) > 1:  # ... unless every word is a modifier or a count ("the last two")
-        return not all(norm(t.text) in _MODIFIERS for t in run)
+        return any(norm(t.text) not in _MODIFIERS for t in run)
     tok = run[0]
     low = norm(tok.text)
     named = tok.text[:1].isupper() and tok.start not in initial
@@ -333,7 +346,7 @@ def _is_antecedent(
         return False  # "which is the most popular?": a superlative adjective, not a thing
     if det and before == "the" and at_break:
         return True  # "what about the homeless?": an adjective used as a noun
-    if low.endswith("ing") and before in COMMON_VERBS - _ASPECTUAL and at_break:
+    if low.endswith("ing") and before in _ACTING_VERBS and at_break:
         return True  # "the sources of light that affect skywatching": a gerund, the object
     return not low.endswith(_ADJECTIVE_ENDINGS)
 
@@ -344,25 +357,27 @@ def _cut(
     """Runs longer than MAX_PHRASE_WORDS are cut into pieces of that size, except a pair of
     names joined by "and" whose sides each fit ("Kestrel Edge K3 and Kestrel Edge K7" had
     been cut into "Kestrel Edge K3 and Kestrel" and "Edge K7")."""
-    if _fitting_pair(run):
+    if len(run) <= C.MAX_PHRASE_WORDS or _fitting_pair(run):
         pieces = [run]
     else:
         pieces = [run[i : i + C.MAX_PHRASE_WORDS] for i in range(0, len(run), C.MAX_PHRASE_WORDS)]
     out = []
     for n, piece in enumerate(pieces):
-        stems = tuple(_stem(w) for t in piece if (w := norm(t.text)) not in _JOINERS)
+        stems = tuple([_stem(w) for t in piece if (w := norm(t.text)) not in _JOINERS])
         if not stems:
             continue
-        caps = any(
-            (t.text[:1].isupper() and t.start not in initial) or is_protected(t.text) for t in piece
-        )
+        caps = False
+        for t in piece:
+            if (t.text[:1].isupper() and t.start not in initial) or is_protected(t.text):
+                caps = True
+                break
         out.append(
             Phrase(
-                text=text[piece[0].start : piece[-1].end],
-                stems=stems,
-                prep=prep if n == 0 else None,
-                capitalized=caps,
-                det=det and n == 0,
+                text[piece[0].start : piece[-1].end],
+                stems,
+                prep if n == 0 else None,
+                caps,
+                det and n == 0,
             )
         )
     return out

@@ -135,6 +135,10 @@ def content_words(text: str) -> list[str]:
 @functools.lru_cache(maxsize=65536)
 def is_protected(token: str) -> bool:
     """Codes, numbers, dates and acronyms: kept exactly through any rewrite (seed 002)."""
+    if token.isascii() and token.isalpha():  # the common case, decided without a loop
+        return (len(token) >= 2 and token.isupper()) or (
+            token[0].isupper() and token.lower() in MONTHS
+        )
     if any(c.isdigit() for c in token):
         return True
     letters = [c for c in token if c.isalpha()]

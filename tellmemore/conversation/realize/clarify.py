@@ -36,6 +36,8 @@ def clarification_question(options: Sequence[Phrase]) -> str:
 def parse_clarification(text: str) -> list[str] | None:
     """The alternatives of a "Do you mean X or Y?" question, a shared head restored
     ("Standard", "Enterprise escalation" -> "Standard escalation", "Enterprise escalation")."""
+    if "mean" not in text.lower():  # the pattern's own word, found without it (any case)
+        return None
     m = _CLARIFY.search(text)
     if m is None:
         return None
