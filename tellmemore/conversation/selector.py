@@ -20,7 +20,7 @@ import json
 import math
 import operator
 import os
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -169,9 +169,22 @@ def candidates(
 ) -> list[Scored]:
     """Every phrase of the user's first and latest turns and of the last answers that the
     message lacks, with its features (unscored)."""
+    return list(each_candidate(message, history, salience, verdict))
+
+
+def each_candidate(
+    message: str,
+    history: Sequence[Turn],
+    salience: Salience,
+    verdict: GateResult,
+) -> Iterator[Scored]:
+    """`candidates` one at a time, in the same order: a caller that needs only one above
+    a bar (the carry veto) stops there. The history is read and its words looked up
+    before the first; each candidate's features are built when it is asked for (they
+    look up nothing more)."""
     users = [i for i, t in enumerate(history) if t.role == "user"]
     if not users:
-        return []
+        return
     users = sorted({users[0], *users[-_USER_TURNS:]})  # a long session costs no more
     answers = [i for i, t in enumerate(history) if t.role == "assistant"][-_ASSISTANT_TURNS:]
     last_user, first_user = users[-1], users[0]
@@ -221,7 +234,6 @@ def candidates(
     n_users, n_answers = len(users), max(len(answers), 1)
     fixed = tuple(msg[f] for f in _MESSAGE_FEATURES)
     referent, gated, distinctive = msg["msg_referent"], msg["msg_gate"], msg["msg_distinctive"]
-    out = []
     for stems_key, e in pool.items():
         turns = e.turns
         n = len(stems_key)
@@ -250,8 +262,7 @@ def candidates(
             gated * top,  # gate_x_idf
             distinctive * recency,  # distinctive_x_recency
         )
-        out.append(Scored(e.phrase, x))
-    return out
+        yield Scored(e.phrase, x)
 
 
 _MESSAGE_FEATURES = FEATURES[14:24]

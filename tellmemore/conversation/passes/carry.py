@@ -16,8 +16,7 @@ from tellmemore.conversation.passes.state import as_typed
 from tellmemore.conversation.realize import (
     append_phrases,
 )
-from tellmemore.conversation.selector import candidates as selector_candidates
-from tellmemore.conversation.selector import default_model
+from tellmemore.conversation.selector import default_model, each_candidate
 from tellmemore.types import Resolution
 
 NAME = "carry"
@@ -88,6 +87,5 @@ def selector_vetoes(st: RunState, message: str, verdict: GateResult | None) -> b
         return False  # trained on an index's IDF: without one its features mean little
     if verdict is None:
         verdict = gate(message, st.history, salience=st.salience, headings=st.headings)
-    scored = selector_candidates(message, st.history, st.salience, verdict)
-    best = max((model.probability(s.features) for s in scored), default=0.0)
-    return best < C.SELECTOR_VETO
+    scored = each_candidate(message, st.history, st.salience, verdict)
+    return not any(model.probability(s.features) >= C.SELECTOR_VETO for s in scored)
