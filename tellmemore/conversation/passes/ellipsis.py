@@ -78,13 +78,14 @@ def rebuild_ellipsis(
         if typed_fragment is None and ellipsis.kind is EllipsisKind.SUBJECT:
             return Resolution(query=ellipsis.fragment, passes=(NAME,))
         return Resolution(query=message)
-    prev = st.previous_question(depth)
     opener = ellipsis.opener.strip().lower()
     if opener == "what if" and len(content_words(ellipsis.fragment)) >= 2:
         # "what if I lose the bike?" brings a clause of its own: carrying the last
         # subject ("students, passes") searched for passes, not for the lost bike
         return Resolution(query=message)
-    if ellipsis.kind == EllipsisKind.MORE or prev is None:
+    # "tell me more" carries the topic: the previous question is not resolved for it
+    prev = None if ellipsis.kind == EllipsisKind.MORE else st.previous_question(depth)
+    if prev is None:
         return _carried(st, message, cands, typed)
     previous, base = prev
     fragment = ellipsis.fragment
