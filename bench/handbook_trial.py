@@ -114,6 +114,28 @@ def relative(doc: str, corpus: Path) -> str:
     return doc.split(root, 1)[1] if root in doc else doc
 
 
+def hit_row(hit: dict[str, Any], corpus: Path) -> dict[str, Any]:
+    """A retrieved passage as the results keep it: where from, its scores, its text."""
+    chunk = hit.get("chunk") or {}
+    return {
+        "doc": relative(str(chunk.get("doc_id", "")), corpus),
+        "score": hit.get("score"),
+        "dense": hit.get("dense"),
+        "bm25": hit.get("bm25"),
+        "text": chunk.get("text", ""),
+    }
+
+
+def _in_hits(row: dict[str, Any]) -> bool | None:
+    """Every `expect` string in one retrieved passage: the passage holding the answer was
+    there to quote (None when the turn has no `expect` or the trace kept no passages)."""
+    if not row["expect"] or not row.get("hits"):
+        return None
+    texts = [_squash(h["text"]) for h in row["hits"]]
+    wants = [w if isinstance(w, list) else [w] for w in row["expect"]]
+    return any(all(any(_squash(o) in t for o in opts) for opts in wants) for t in texts)
+
+
 def _binding(row: dict[str, Any]) -> str:
     """ "right" when every word of the labelled antecedent (stemmed) is in the standalone query
     or the bindings; "unresolved" when the turn went through as typed, with no binding;
@@ -175,6 +197,7 @@ def judge(row: dict[str, Any], shown: list[str]) -> dict[str, Any]:
         "binding": binding,
         "resolution": resolution,
         "check_ok": check_ok,
+        "answer_in_hits": _in_hits(row) if answerable else None,
         "display": row["action"] == "answer" and bool(MARKUP.search(reply)),
     }
     return {**judged, "category": category({**row, **judged})}
@@ -228,7 +251,7 @@ def category(row: dict[str, Any]) -> str | None:
         or (row["resolution"] == "unresolved" and row["gold_top3"] is False)
     ):
         return "wrong binding"
-    if row["gold_top3"] is False:
+    if row["gold_top3"] is False or (row["expect_ok"] is False and row["answer_in_hits"] is False):
         return "wrong/missing retrieval"
     if row["expect_ok"] is False:
         return "right passage, wrong sentences"
@@ -248,6 +271,7 @@ def converse(
             answer = chat.ask(turn["message"])
             seconds = time.perf_counter() - t0
             cited = [relative(c.doc, corpus) for c in answer.citations]
+            hits = assistant.conversations.trace(answer.trace_id).get("hits") or []
             row = {
                 "mode": mode,
                 "conversation": conv["id"],
@@ -258,6 +282,7 @@ def converse(
                 "standalone": answer.standalone_query,
                 "bindings": dict(answer.bindings),
                 "cited": cited,
+                "hits": [hit_row(h, corpus) for h in hits],
                 "options": list(answer.clarification_options),
                 "reply": answer.answer,
                 "seconds": round(seconds, 3),
@@ -412,8 +437,10 @@ def render(payload: dict[str, Any]) -> str:
         "the first of: *false abstention*, *false ask-back*, *wrong binding* (bound to "
         "something else; or, when the answer then missed, its standalone query lost content "
         "words of the question, or it was left as typed and retrieval missed), *wrong/missing "
-        "retrieval* (no gold file in the first 3 citations), *right passage, wrong sentences* "
-        '(an `expect` string missing), *answer edit* ("make that shorter" not shorter, '
+        "retrieval* (no gold file in the first 3 citations, or an `expect` string missing and "
+        "no retrieved passage holding them all), *right passage, wrong sentences* (an "
+        "`expect` string missing although a retrieved passage holds them all), "
+        '*answer edit* ("make that shorter" not shorter, '
         '"tell me more" repeating a shown sentence, or the sources lost), *display* (all '
         "else right, but the reply "
         "shows Markdown/HTML markup: table tags, `[text](url)`, `**`, `_x_`; the web chat shows "
