@@ -27,6 +27,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -114,24 +115,26 @@ def relative(doc: str, corpus: Path) -> str:
     return doc.split(root, 1)[1] if root in doc else doc
 
 
-def hit_row(hit: dict[str, Any], corpus: Path) -> dict[str, Any]:
-    """A retrieved passage as the results keep it: where from, its scores, its text."""
+def hit_row(hit: dict[str, Any], corpus: Path, passages: dict[str, str]) -> dict[str, Any]:
+    """A retrieved passage as a row keeps it: its id, where from, its scores; its text goes
+    to `passages`, kept once per run."""
     chunk = hit.get("chunk") or {}
+    passages[str(chunk.get("id", ""))] = str(chunk.get("text", ""))
     return {
+        "id": str(chunk.get("id", "")),
         "doc": relative(str(chunk.get("doc_id", "")), corpus),
         "score": hit.get("score"),
         "dense": hit.get("dense"),
         "bm25": hit.get("bm25"),
-        "text": chunk.get("text", ""),
     }
 
 
-def _in_hits(row: dict[str, Any]) -> bool | None:
+def _in_hits(row: dict[str, Any], passages: dict[str, str]) -> bool | None:
     """Every `expect` string in one retrieved passage: the passage holding the answer was
     there to quote (None when the turn has no `expect` or the trace kept no passages)."""
     if not row["expect"] or not row.get("hits"):
         return None
-    texts = [_squash(h["text"]) for h in row["hits"]]
+    texts = [_squash(passages.get(h["id"], "")) for h in row["hits"]]
     wants = [w if isinstance(w, list) else [w] for w in row["expect"]]
     return any(all(any(_squash(o) in t for o in opts) for opts in wants) for t in texts)
 
@@ -167,7 +170,7 @@ def _resolution(row: dict[str, Any]) -> str | None:
     return "right" if kept <= seen else "lost"
 
 
-def judge(row: dict[str, Any], shown: list[str]) -> dict[str, Any]:
+def judge(row: dict[str, Any], shown: list[str], passages: dict[str, str]) -> dict[str, Any]:
     """The checks that apply to one turn's stored outcome, None where a check does not apply;
     `shown` holds the replies of the conversation's earlier turns."""
     reply, answerable = row["reply"], row["label"] == ANSWERABLE
@@ -197,7 +200,7 @@ def judge(row: dict[str, Any], shown: list[str]) -> dict[str, Any]:
         "binding": binding,
         "resolution": resolution,
         "check_ok": check_ok,
-        "answer_in_hits": _in_hits(row) if answerable else None,
+        "answer_in_hits": _in_hits(row, passages) if answerable else None,
         "display": row["action"] == "answer" and bool(MARKUP.search(reply)),
     }
     return {**judged, "category": category({**row, **judged})}
@@ -215,7 +218,7 @@ def labels(turn: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def rejudge(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def rejudge(rows: list[dict[str, Any]], passages: dict[str, str]) -> list[dict[str, Any]]:
     """Stored replies judged again against the current labels (for a correction of the
     labels or the checks, not of the system)."""
     turns = {(c["id"], i): t for c in load() for i, t in enumerate(c["turns"])}
@@ -225,7 +228,7 @@ def rejudge(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if row["turn"] == 0:
             shown = []
         row = {**row, **labels(turns[(row["conversation"], row["turn"])])}
-        out.append({**row, **judge(row, shown)})
+        out.append({**row, **judge(row, shown, passages)})
         shown.append(row["reply"])
     return out
 
@@ -259,7 +262,11 @@ def category(row: dict[str, Any]) -> str | None:
 
 
 def converse(
-    assistant: Assistant, mode: str, conversations: list[dict[str, Any]], corpus: Path
+    assistant: Assistant,
+    mode: str,
+    conversations: list[dict[str, Any]],
+    corpus: Path,
+    passages: dict[str, str],
 ) -> list[dict[str, Any]]:
     """Every conversation through one stored session, turn by turn."""
     rows = []
@@ -282,12 +289,12 @@ def converse(
                 "standalone": answer.standalone_query,
                 "bindings": dict(answer.bindings),
                 "cited": cited,
-                "hits": [hit_row(h, corpus) for h in hits],
+                "hits": [hit_row(h, corpus, passages) for h in hits],
                 "options": list(answer.clarification_options),
                 "reply": answer.answer,
                 "seconds": round(seconds, 3),
             }
-            rows.append({**row, **judge(row, shown)})
+            rows.append({**row, **judge(row, shown, passages)})
             shown.append(answer.answer)
     return rows
 
@@ -303,17 +310,25 @@ def run(modes: list[str]) -> dict[str, Any]:
         ingest_cpu = time.process_time() - t0
         assistant.close()
         rows: list[dict[str, Any]] = []
+        passages: dict[str, str] = {}
         for mode, opened in each_mode(work / "project", modes):
-            rows += converse(opened, mode, conversations, corpus)
+            rows += converse(opened, mode, conversations, corpus, passages)
         facts = index_facts(work / "project")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return {
+        "commit": subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip(),
         "documents": report.docs_added,
         "ingest_cpu_seconds": round(ingest_cpu, 1),
         **facts,
         "conversations": len(conversations),
         "rows": rows,
+        "passages": passages,
     }
 
 
@@ -419,6 +434,7 @@ def render(payload: dict[str, Any]) -> str:
         payload["command"],
         "```",
         "",
+        f"System: tellmemore at commit {payload.get('commit') or '?'}. "
         f"Corpus: bench/data/clef_handbook (Clef's MIT-licensed employee handbook, "
         f"{payload['chunks']} chunks, ingest {payload['ingest_cpu_seconds']} s CPU). "
         f"{payload['conversations']} conversations, {len(first)} turns "
@@ -509,7 +525,7 @@ def main() -> None:
     )
     if args.rejudge:
         payload = json.loads(args.out.with_suffix(".json").read_text())
-        payload["rows"] = rejudge(payload["rows"])
+        payload["rows"] = rejudge(payload["rows"], payload["passages"])
         command = payload["command"]
     else:
         payload = {"command": command, **run(args.modes or [])}
