@@ -61,3 +61,73 @@ def test_turn_is_well_formed(conversation: str, index: int, turn: dict) -> None:
     for referent, antecedent in turn.get("binding", {}).items():
         assert referent.strip() and antecedent.strip()
     assert turn.get("check") in (None, "shorter", "new_sentences")
+
+
+def _trial(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """The bench module, imported with bench/ on the path for this test only."""
+    import importlib
+
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    return importlib.import_module("handbook_trial")
+
+
+def _row(message: str, reply: str, **over: object) -> dict:  # type: ignore[type-arg]
+    row = {
+        "conversation": "c",
+        "turn": 1,
+        "message": message,
+        "label": "ANSWERABLE",
+        "rewrite": None,
+        "gold": ["Benefits and Perks/Sabbatical.md"],
+        "expect": ["12"],
+        "labelled_binding": None,
+        "check": None,
+        "action": "answer",
+        "standalone": message,
+        "bindings": {},
+        "cited": ["Benefits and Perks/Sabbatical.md"],
+        "hits": [{"id": "p1", "doc": "Benefits and Perks/Sabbatical.md"}],
+        "reply": reply,
+    }
+    return {**row, **over}
+
+
+PASSAGES = {"p1": "Employees take a one-quarter (12 contiguous weeks) paid sabbatical."}
+
+
+def test_trial_judge_puts_each_failure_in_its_category(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bench's verdicts on hand-made outcomes: one per category it can give."""
+    trial = _trial(monkeypatch)
+
+    def verdict(row: dict, shown: tuple[str, ...] = ()) -> str | None:  # type: ignore[type-arg]
+        return trial.judge(row, list(shown), PASSAGES)["category"]
+
+    assert verdict(_row("How long is it?", "It is 12 contiguous weeks.")) is None
+    assert verdict(_row("How long?", "It takes a while.")) == "right passage, wrong sentences"
+    assert (
+        verdict(_row("How long?", "It takes a while.", hits=[])) == "right passage, wrong sentences"
+    )
+    assert verdict(_row("How long?", "12 weeks.", cited=["Policy Changes.md"])) == (
+        "wrong/missing retrieval"
+    )
+    assert verdict(_row("How long?", "I found nothing.", action="abstain")) == "false abstention"
+    assert verdict(_row("Which?", "Which one?", action="ask")) == "false ask-back"
+    bound = {"rewrite": "Is the sabbatical paid?", "labelled_binding": {"it": "sabbatical"}}
+    assert verdict(_row("is it paid?", "12 weeks paid.", standalone="is it paid?", **bound)) is None
+    wrong = _row(
+        "is it paid?", "12 weeks paid.", standalone="is 12 weeks paid?", bindings={"it": "12 weeks"}
+    )
+    assert verdict({**wrong, **bound}) == "wrong binding"
+    right = _row("is it paid?", "12 weeks.", standalone="is the sabbatical paid?", **bound)
+    assert trial.judge(right, [], PASSAGES)["binding"] == "right"
+    assert (
+        verdict(_row("Gym?", "A stipend.", label="UNANSWERABLE", expect=[])) == "missed abstention"
+    )
+    assert (
+        verdict(_row("Gym?", "Nothing.", label="UNANSWERABLE", expect=[], action="abstain")) is None
+    )
+    assert verdict(_row("Cap?", "A cap.", label="UNDERSPECIFIED", expect=[])) == "missed ask-back"
+    shorter = _row("make that shorter", "12 weeks, paid.", check="shorter", expect=[])
+    assert verdict(shorter, ("It is 12 contiguous weeks, paid, every 5 years.",)) is None
+    assert verdict(shorter, ("12 weeks.",)) == "answer edit"
+    assert verdict(_row("How long?", "**12** weeks")) == "display"
