@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tellmemore.answer.unanchored import unanchored
+from tellmemore.answer.units import sentences
 from tellmemore.conversation.realize.clarify import parse_clarification
 from tellmemore.conversation.referents import find_referents
 from tellmemore.conversation.text import content_words, stem
@@ -144,12 +145,38 @@ def subjects(hits: Sequence[Hit], top: int = TOP, kind: str = "") -> list[Subjec
     asked about)."""
     hits = list(hits[:top])
     head = _head(kind)
-    out: dict[str, Subject] = {}
+    out: dict[str, tuple[Subject, Hit]] = {}
     for h, name in zip(hits, _names(hits, kind), strict=True):
         key = name.lower()
         if key and key not in out and (not head or _speaks_of(h, head)):
-            out[key] = Subject(name, _stems(name), h.rank)
-    return list(out.values())
+            out[key] = (Subject(name, _stems(name), h.rank), h)
+    if not head or not out:
+        return [s for s, _ in out.values()]
+    shared = frozenset.intersection(*(s.stems for s, _ in out.values()))
+    return [s for s, h in out.values() if _one_of_the_kind(s, h, head, shared)]
+
+
+def _one_of_the_kind(subject: Subject, hit: Hit, head: str, shared: frozenset[str]) -> bool:
+    """The subject is a thing of the kind asked about, not a topic that mentions it: its
+    name holds the kind ("Ventura County" for "this county"), or its passage says it is
+    one ("Kobe Bryant was an American professional basketball player": a word of the
+    name, a copula, then the kind). A handbook's "Continuing Education" and "Referral
+    Bonuses" both speak of "the company" and are no companies to choose among. Words
+    every subject shares ("Clef" of "Clef Policies" and "Welcome to Clef") tell none
+    apart. (Telling a proper name by its capitals was tried: title-case link lists and
+    tables of contents make every topic title look like one.)"""
+    if head in subject.stems:
+        return True
+    own = subject.stems - shared
+    for sentence in sentences(hit.chunk.text) if own else ():
+        m = _COPULA.search(sentence)
+        said = {stem(w) for w in content_words(sentence[m.end() :])} if m else set()
+        if m and head in said and own & {stem(w) for w in content_words(sentence[: m.start()])}:
+            return True
+    return False
+
+
+_COPULA = re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the|one of)\b", re.IGNORECASE)
 
 
 def _speaks_of(hit: Hit, head: str) -> bool:

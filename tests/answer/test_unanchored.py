@@ -177,7 +177,40 @@ def test_a_kind_only_one_subject_speaks_of_is_not_asked_about() -> None:
     q = "How much does the day pass cost?"
     assert [d.text for d in unanchored(q, [])] == ["the day pass"]
     assert clarify.ask_back(q, [], Resolution(query=q), hits) is None
-    assert [s.name for s in clarify.subjects(hits, kind="the day pass")] == ["Bike rental"]
+    # and the one that does is no pass either: its passage lists passes, it is not one
+    assert [s.name for s in clarify.subjects(hits, kind="the day pass")] == []
+    assert [s.name for s in clarify.subjects(hits)] == ["Bike rental", "Cloud plans"]
+
+
+def test_topics_that_speak_of_the_kind_are_no_things_of_the_kind() -> None:
+    """One company's handbook: "Continuing Education" and "Referral Bonuses" both speak of
+    "the company", and neither is a company to choose among (the Clef handbook trial asked
+    "Which company?" on 5 of 96 answerable turns). Titles holding the kind, or passages
+    saying the subject is one, still ask."""
+    handbook = [
+        Hit(make_chunk("0", "Every employee has a company budget for learning.",
+                       title="Continuing Education"), 0.5, 1, dense=0.5),
+        Hit(make_chunk("1", "The company pays a bonus for every hire you refer.",
+                       title="Referral Bonuses"), 0.4, 2, dense=0.4),
+    ]  # fmt: skip
+    q = "Will the company pay for my travel?"
+    assert [d.text for d in unanchored(q, [])] == ["the company"]
+    assert clarify.subjects(handbook, kind="the company") == []
+    assert clarify.ask_back(q, [], Resolution(query=q), handbook) is None
+    counties = [
+        Hit(make_chunk(str(i), "Median household income rose.", title=f"{name} County"),
+            0.5, i + 1, dense=0.5)
+        for i, name in enumerate(["Alameda", "Ventura"])
+    ]  # fmt: skip
+    c = "How wealthy is this county?"
+    assert clarify.ask_back(c, [], Resolution(query=c), counties) is not None
+    people = [
+        Hit(make_chunk(str(i), f"The {year} season went well. {name} was an American "
+                       "professional basketball player.", title=name), 0.5, i + 1, dense=0.5)
+        for i, (name, year) in enumerate([("Kobe Bryant", 2008), ("Pete Maravich", 1977)])
+    ]  # fmt: skip
+    p = "When was the famous basketball player born?"
+    assert clarify.ask_back(p, [], Resolution(query=p), people) is not None
 
 
 def test_after_is_or_are_the_closing_word_is_a_verb_only_when_it_reads_as_one() -> None:
