@@ -5,7 +5,8 @@ one document, they are grouped under the document's title, on a line of its own
 ("Parental leave:\\n... [1]\\nMedical insurance:\\n... [2]"): three figures from three
 policies told apart only by citation numbers read as one contradictory rule. A quoted
 list or table comes back as data too (`Quoted.items`), so "the fourth one" reads the
-items, not the text.
+items, not the text. Sentences are quoted as plain text (`plaintext`): no Markdown link,
+emphasis or tag reaches the reader or the next turn's resolver.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 from tellmemore.answer import citations
 from tellmemore.answer.extractive import Extract
+from tellmemore.answer.plaintext import plain_text
 from tellmemore.types import Citation, Hit
 
 
@@ -70,7 +72,7 @@ def quote(extracts: Sequence[Extract], hits: Sequence[Hit], *, by_rank: bool = F
     before: Extract | None = None
     for ex in extracts:
         number = ex.hit_index + 1 if by_rank else order.index(ex.hit_index) + 1
-        part = f"{ex.sentence} [{number}]"
+        part = f"{plain_text(ex.sentence)} [{number}]"
         label = labels.get(ex.hit_index)
         if label is not None and label != group:
             lines.append(f"{label}:")
@@ -84,5 +86,5 @@ def quote(extracts: Sequence[Extract], hits: Sequence[Hit], *, by_rank: bool = F
         else:
             lines[-1] += f" {part}"
         before = ex
-    items = tuple(ex.sentence for ex in extracts if ex.item)
+    items = tuple(plain_text(ex.sentence) for ex in extracts if ex.item)
     return Quoted("\n".join(lines), cited, items if len(items) >= 2 else ())

@@ -1,0 +1,60 @@
+"""A quoted sentence as a reader sees it: Markdown inline markup rendered to plain text.
+
+Chunks keep their source's Markdown (the LLM path and the citations want it), but an
+extractive answer is read as plain text (the CLI, the web chat, an API caller's own UI):
+"the recognized [Holiday List](https://github.com/...)" and "**not**" in a quoted sentence
+are noise, and a URL in an answer was bound as the next turn's referent ("the first one"
+-> "https"). Links keep their text (a bare or self-named link its URL), images their alt
+text, code spans their code; emphasis marks, inline HTML tags and backslash escapes go.
+Parsed by markdown-it-py (CommonMark), so "snake_case_name", "5 * 3" and "$5m" stay as
+written.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+_MARKS = frozenset("*_`[]<>\\!")
+"""Characters without which a text holds no inline markup: the common case skips parsing."""
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark")
+
+
+def plain_text(text: str) -> str:
+    """`text` (one sentence, list item or table row) with its inline Markdown rendered as
+    plain text; text without markup comes back unchanged."""
+    if not _MARKS.intersection(text):
+        return text
+    tokens = _parser().parseInline(text)
+    out: list[str] = []
+    for block in tokens:
+        _render(block.children or [], out)
+    rendered = "".join(out).strip()
+    return rendered or text
+
+
+def _render(tokens: list[Token], out: list[str]) -> None:
+    link_url: str | None = None
+    link_start = 0
+    for tok in tokens:
+        kind = tok.type
+        if kind in ("text", "code_inline"):
+            out.append(tok.content)
+        elif kind in ("softbreak", "hardbreak"):
+            out.append(" ")
+        elif kind == "image":
+            out.append(tok.content or "")
+        elif kind == "link_open":
+            link_url, link_start = str(tok.attrs.get("href", "")), len(out)
+        elif kind == "link_close":
+            label = "".join(out[link_start:]).strip()
+            if not label and link_url and not link_url.startswith("#"):
+                out.append(link_url)  # "[](https://x)": the URL is all it says
+            link_url = None
+        # emphasis and strong marks, inline HTML tags: nothing to show

@@ -1,0 +1,57 @@
+"""Extractive answers quote Markdown sources as plain text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tellmemore.answer.plaintext import plain_text
+
+
+def test_links_keep_their_text_and_marks_go() -> None:
+    linked = "in addition to the [Holiday List](https://x.org/Holiday%20List.md), 15 days."
+    assert plain_text(linked) == "in addition to the Holiday List, 15 days."
+    assert plain_text("We do **not** offer a bank of _sick days_.") == (
+        "We do not offer a bank of sick days."
+    )
+    assert plain_text("Run `pip install x` or see <https://x.org>.") == (
+        "Run pip install x or see https://x.org."
+    )
+    assert (
+        plain_text("<b>Note:</b> ![logo](a.png) apply [here](#apply).") == "Note: logo apply here."
+    )
+
+
+def test_text_without_markup_is_unchanged() -> None:
+    for text in (
+        "Use snake_case_name and 5 * 3 = 15 for a $5m cap.",
+        "Plan: Pro; Price: $299.",
+        "Starter (2 sites) costs less than Pro [1]",
+    ):
+        assert plain_text(text) == text
+
+
+def test_an_answer_over_a_markdown_handbook_shows_no_markup(project_dir: Path, minilm) -> None:  # type: ignore[no-untyped-def]
+    """Real MiniLM, a real SQLite project: the quoted sentences lose their link syntax and
+    emphasis, the citation keeps the document."""
+    from tellmemore.assistant import Assistant
+    from tellmemore.config import Settings
+
+    docs = project_dir / "docs"
+    docs.mkdir()
+    (docs / "leave.md").write_text(
+        "# Vacation and Sick Leave\n\n"
+        "In addition to the recognized [Holiday List](https://example.org/holidays.md), "
+        "employees get **3 weeks (15 days)** of paid vacation every year.\n\n"
+        "Employees also accrue 1 hour of _sick leave_ for every 30 hours of work.\n",
+        encoding="utf-8",
+    )
+    assistant = Assistant(Settings(project_dir=project_dir), embedder=minilm)
+    try:
+        assistant.ingest([docs])
+        answer = assistant.session().ask("How much paid vacation do I get?")
+    finally:
+        assistant.close()
+    assert not answer.abstained
+    assert "3 weeks (15 days)" in answer.answer
+    assert "](" not in answer.answer and "**" not in answer.answer
+    assert answer.citations and answer.citations[0].doc.endswith("leave.md")
