@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -148,8 +149,6 @@ class TermStats:
 
     def idf(self, term: str) -> float:
         """BM25-style IDF, never negative; unseen terms get the maximum."""
-        import math
-
         n = max(self.n_chunks, 1)
         d = self.df.get(term, 0)
         return math.log(1.0 + (n - d + 0.5) / (d + 0.5))

@@ -68,9 +68,7 @@ _ASPECTUAL = lexicon.words("aspectual")
 """Verbs whose "-ing" is the action itself ("it keeps failing"), not a thing they act on."""
 
 
-_ACTING_VERBS = COMMON_VERBS - _ASPECTUAL
-"""Verbs whose "-ing" object after them is a thing ("affect skywatching")."""
-
+_ACTING_VERBS = COMMON_VERBS - _ASPECTUAL  # "-ing" after them is a thing ("affect skywatching")
 
 _IMPERATIVES = lexicon.words("imperatives")
 """Verbs a request opens with ("Name two spacecraft ...", "List the benefits ...")."""
