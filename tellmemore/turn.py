@@ -203,11 +203,19 @@ class TurnRunner:
             if req.forced_query is None
             else Phrasings((resolution.query,), (1.0,))
         )
+        more_of = self._more_of(message, req)
         result = self.retriever.search(
             phrasings.queries,
             weights=phrasings.weights,
-            filter=SearchFilter(tenant=req.tenant or None),
+            filter=SearchFilter(tenant=req.tenant or None, doc_ids=more_of or None),
         )
+        if more_of and not result.hits:  # the sources were removed since: search them all
+            more_of = ()
+            result = self.retriever.search(
+                phrasings.queries,
+                weights=phrasings.weights,
+                filter=SearchFilter(tenant=req.tenant or None),
+            )
         hits = result.hits
         retrieve_ms = _ms(t_retrieve)
         about = answering_about(resolution)
@@ -217,7 +225,11 @@ class TurnRunner:
         cited = ()
         items: tuple[str, ...] = ()
         asked = phrasings.evidence()
-        verdict = self._judge(message, history, resolution, result, asked, req)
+        verdict = (
+            Verdict(Action.ANSWER)  # more of what was just answered: nothing to judge
+            if more_of
+            else self._judge(message, history, resolution, result, asked, req)
+        )
         if verdict.action is Action.CLARIFY:
             latency = LatencyMs(total=_ms(t_start), resolve=resolve_ms, retrieve=retrieve_ms)
             yield from self._ask_back(
@@ -442,6 +454,20 @@ class TurnRunner:
         # "[n]" in the text is source n: keep the numbering the model was given.
         cited = tuple(citations.citation(h) for h in sources[: _max_marker(text, len(sources))])
         return keep_valid_markers(text, len(sources)), cited, False
+
+    def _more_of(self, message: str, req: TurnRequest) -> tuple[str, ...]:
+        """For "tell me more" in a stored session, the document the last answer quoted
+        first (its best source: the topic; the others are often asides a stray word
+        found): more of the same topic is more of that source. Searched as the resolver
+        phrased it, the request drifted to whatever words the previous question carried
+        ("tell me more in July (full amount)") and then abstained. () otherwise: a
+        stateless caller's history has no sources, a new question searches everything."""
+        if req.session_id is None or req.forced_query is not None:
+            return ()
+        if not edits.asks_for_more(message):
+            return ()
+        cited = self.store.last_answer_citations(req.session_id)
+        return (cited[0].doc,) if cited and cited[0].doc else ()
 
     def _last_citations(self, decision: Decision, req: TurnRequest) -> tuple[Citation, ...]:
         if decision is not Decision.ABOUT_LAST_ANSWER or req.session_id is None:

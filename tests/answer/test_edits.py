@@ -127,3 +127,19 @@ def test_tell_me_more_repeats_no_sentence_already_shown(sample_assistant) -> Non
             assert new, question
             assert not set(new) & set(shown), (question, set(new) & set(shown))
             shown += new
+
+
+def test_tell_me_more_quotes_the_last_answer_s_sources(sample_assistant) -> None:  # type: ignore[no-untyped-def]
+    """After "I start in March, do I pay the whole month?", whose words carry no topic,
+    "tell me more" was searched as "tell me more in March (whole month)" and abstained
+    ("nothing about March whole"). It now reads more of the document the last answer
+    quoted first, and does not abstain on it."""
+    chat = sample_assistant.session()
+    assert not chat.ask("What does the Pro plan include?").abstained
+    vague = chat.ask("I start in March, do I pay the whole month?")
+    assert not vague.abstained and vague.citations
+    more = chat.ask("tell me more")
+    assert not more.abstained, more.answer
+    assert more.citations
+    assert {c.doc for c in more.citations} == {vague.citations[0].doc}
+    assert not set(_quoted(more.answer)) & set(_quoted(vague.answer))
