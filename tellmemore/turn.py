@@ -25,6 +25,7 @@ from tellmemore.answer import (
     focus,
     generate,
     quote,
+    stated,
 )
 from tellmemore.answer.judge import Action, TurnEvidence, Verdict, judge
 from tellmemore.answer.stream import (
@@ -324,8 +325,9 @@ class TurnRunner:
                 Action.ABSTAIN, answerability.abstention(asked, result.hits, lacking=lost)
             )
         if self.settings.retrieval.abstention == "floor":
+            own = abstain.evidence_hits(result.hits, result.per_query, asked)
             floor = abstain.should_abstain(
-                abstain.evidence_hits(result.hits, result.per_query, asked),
+                own,
                 min_dense_score=self.settings.retrieval.min_dense_score,
                 coverage=lambda: abstain.lexical_coverage(
                     asked, result.per_query, scoped_term_stats(index, req.tenant)
@@ -334,6 +336,11 @@ class TurnRunner:
             )
             if floor:  # too far to answer: too far to offer its subjects as well
                 return Verdict(Action.ABSTAIN, answerability.abstention(asked, result.hits))
+            unstated = self._unstated_value(own, asked, req)
+            if unstated is not None:
+                return Verdict(
+                    Action.ABSTAIN, answerability.abstention(asked, result.hits, lacking=unstated)
+                )
             asked_back = (
                 clarify.ask_back(message, history, resolution, result.hits)
                 if req.forced_query is None and self.settings.retrieval.ask_back
@@ -353,8 +360,23 @@ class TurnRunner:
             calibration=self.retriever.calibrator.get(),
             may_clarify=req.forced_query is None and self.settings.retrieval.ask_back,
             embed=self.retriever.embedder.embed_documents,
+            min_value_share=self.settings.retrieval.min_value_share,
         )
         return judge(evidence)
+
+    def _unstated_value(
+        self, own: Sequence[Hit], asked: Sequence[str], req: TurnRequest
+    ) -> str | None:
+        """What the question asks for that no sentence about it states ("the number it
+        asks for"); None when one does or the question asks for no value (`answer.stated`)."""
+        least = self.settings.retrieval.min_value_share
+        question = next((q for q in asked if q.strip()), "")
+        if least <= 0.0 or not question or not own:
+            return None
+        found = stated.value_share(
+            question, own, scoped_term_stats(self.retriever.index, req.tenant)
+        )
+        return stated.lacking(found) if found.share < least else None
 
     def _missing_focus(
         self, result: RetrievalResult, asked: Sequence[str], req: TurnRequest

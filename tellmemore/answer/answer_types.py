@@ -71,6 +71,22 @@ def asked_type(question: str) -> AnswerType | None:
     return next((kind for kind, pattern in _lexicon()[0] if pattern.search(low)), None)
 
 
+def asked_types(question: str) -> list[AnswerType]:
+    """Every kind of answer `question` asks for, in the order `asked_type` tries them."""
+    low = " ".join(question.lower().split())
+    return [kind for kind, pattern in _lexicon()[0] if pattern.search(low)]
+
+
+def cue_words(question: str, kind: AnswerType) -> set[str]:
+    """The words of `question` that ask for `kind` ("how", "long"; "cost" in "what is the
+    cost of ..."): they name the kind of answer, not what it is about."""
+    low = " ".join(question.lower().split())
+    pattern = next((p for k, p in _lexicon()[0] if k == kind), None)
+    if pattern is None:
+        return set()
+    return {w for m in pattern.finditer(low) for w in re.findall(r"[a-z']+", m.group())}
+
+
 def holds(sentence: str, kind: AnswerType) -> bool:
     """`sentence` states an answer of `kind` ("within 30 minutes", "$49", "10:00")."""
     return _lexicon()[1][kind].search(sentence) is not None

@@ -21,7 +21,10 @@ Features (each read over the hits of the question's own phrasings, `abstain.evid
 - `raw_cos`, `raw_sentence`: the same two cosines as they are, on no index's scale;
 - `both_signals`: the share of the top three hits both BM25 and the dense search found;
 - `rare_held`: the IDF-weighted share of the question's rarer half of words one of the
-  top three hits holds.
+  top three hits holds;
+- `value_share`: for a question asking for a value, the largest share of its focus words
+  a sentence stating such a value holds (`stated.value_share`; 1.0 for other questions):
+  `judge` reads it as a rule (`retrieval.min_value_share`), not through the scorer.
 
 `judge` weighs them with a scorer fitted on labelled conversations (`scorer.Scorer`).
 """
@@ -38,6 +41,7 @@ import numpy as np
 from tellmemore.answer import answer_types, focus
 from tellmemore.answer.abstain import COVERAGE_HITS, lexical_coverage
 from tellmemore.answer.calibration import Calibration
+from tellmemore.answer.stated import value_share
 from tellmemore.answer.units import sentences
 from tellmemore.conversation.text import AUXILIARIES, FUNCTION_WORDS, content_words, stem
 from tellmemore.index.base import Vector
@@ -142,6 +146,9 @@ def features(
         "raw_sentence": best + sentence["sentence_gain"] if embed is not None else best,
         "both_signals": both_signals(hits),
         "rare_held": rare_held(questions, hits, term_stats),
+        "value_share": value_share(
+            next((q for q in questions if q.strip()), ""), hits, term_stats
+        ).share,
     }
 
 
@@ -305,7 +312,11 @@ def abstention(
         lacking = lacking_phrase(question, [w for w in missing.words if w.lower() not in spelt])
     if near:
         found = near[0] if len(near) == 1 else f"{near[0]} and {near[1]}"
-        about = f"about {lacking}" if lacking else "that answers this"
+        about = (
+            (lacking if lacking.startswith("that ") else f"about {lacking}")
+            if lacking
+            else "that answers this"
+        )
         head = f"I found {found} in the documents, but nothing {about}."
         step = (
             "Try asking about one of those, or name the document or the term it would use; "

@@ -8,7 +8,9 @@ Two small fitted scorers (`scorer.Scorer`, shipped as `abstain_model.json` and
    (`clarify.ask_back`, a rule), or when the fitted scorer says the passages' subjects
    are unpicked; never on a reply to a clarifying question or a corrected search;
 2. abstain (`answerability`) when the evidence does not answer the question: too far on
-   this index's own scale (`calibration`), its rarest words or its kind of answer absent.
+   this index's own scale (`calibration`), its rarest words or its kind of answer absent;
+   or (a rule, `retrieval.min_value_share`) when it asks for a value and no sentence
+   that states one speaks of what it asks (`stated`).
 
 Nothing retrieved always abstains. The scorers' thresholds were chosen so that a wrong
 question or a wrong abstention stays rare on the domain they were fitted on.
@@ -22,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from tellmemore.answer import answerability, clarify
+from tellmemore.answer import answerability, clarify, stated
 from tellmemore.answer.abstain import evidence_hits
 from tellmemore.answer.calibration import Calibration
 from tellmemore.answer.scorer import Scorer, load_scorer
@@ -72,6 +74,9 @@ class TurnEvidence:
     may_clarify: bool = True
     embed: Callable[[list[str]], Vector] | None = None
     """Embeds texts (the retriever's embedder) for the sentence-level match; None: 0."""
+    min_value_share: float = 0.0
+    """`retrieval.min_value_share`: a question for a value abstains when no sentence that
+    states one holds this share of its focus (`answer.stated`); 0.0: not read."""
 
 
 def read_features(ev: TurnEvidence) -> tuple[dict[str, float], dict[str, float], list[Hit]]:
@@ -104,7 +109,8 @@ def judge(
         **{f"abstain.{k}": v for k, v in a.items()},
         **{f"clarify.{k}": v for k, v in c.items()},
     }
-    abstains = abstain_model.decide(a)
+    unstated = a["value_share"] < ev.min_value_share
+    abstains = abstain_model.decide(a) or unstated
     if ev.may_clarify and not abstains:  # too far to answer: too far to offer its subjects
         asked = clarify.ask_back(ev.message, ev.history, ev.resolution, ev.hits)
         if asked is not None:
@@ -114,8 +120,12 @@ def judge(
         if len(choices) >= 2:
             return Verdict(Action.CLARIFY, clarify.question(choices), tuple(choices), feats)
     if abstains:
+        lacking = None
+        if unstated and not abstain_model.decide(a):
+            question = next((q for q in ev.asked if q.strip()), "")
+            lacking = stated.lacking(stated.Stated(stated.asked_value(question), 0.0))
         text = answerability.abstention(
-            ev.asked, own, answerability.stats_for(ev.asked, ev.term_stats)
+            ev.asked, own, answerability.stats_for(ev.asked, ev.term_stats), lacking
         )
         return Verdict(Action.ABSTAIN, text, (), feats)
     return Verdict(Action.ANSWER, features=feats)

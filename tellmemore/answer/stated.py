@@ -1,0 +1,144 @@
+"""Does one sentence of the evidence state the quantity the question asks for, about it?
+
+"How many languages do they provide assistance in?" over passages on language support,
+"what is the cost of restoring toolchain?" over one on restoring from a backup and another
+with a price list: the documents hold the question's words and some figures, but no
+sentence holds both, so no sentence answers it. A question for a quantity ("how many",
+"how much", "how long") is answered by a sentence, list item or table row that states
+one *and* speaks of what is asked; a figure elsewhere in the passage belongs to
+something else.
+
+`value_share` reads, over the units of the top five passages, the largest IDF-weighted
+share of the question's focus words (`focus.candidates`, without the words that ask:
+"how", "long", "price") that a unit stating a quantity holds (its passage's title and
+section headings count as held: a table row under "Pricing > Lite plan"). The turn
+abstains below `retrieval.min_value_share`: opt-in (0.0 by default), 0.5 chosen on one
+MTRAG-UN domain and reported on the other, both ways (bench/results/stated_value.md).
+Regular expressions over a few hundred short units at most: no model, no embedding.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tellmemore.answer import answer_types
+from tellmemore.answer.answer_types import AnswerType
+from tellmemore.answer.focus import candidates
+from tellmemore.answer.units import sentences
+from tellmemore.conversation.text import content_words, stem
+from tellmemore.types import Hit, TermStats
+
+log = logging.getLogger(__name__)
+
+STATED_HITS = 5
+"""Top passages whose units can state the value."""
+
+KIND_NOUNS = {
+    AnswerType.COUNT: "how many",
+    AnswerType.PRICE: "how much",
+    AnswerType.DURATION: "how long",
+}
+"""How an abstention names the value no sentence states ("nothing that says how many")."""
+
+
+@dataclass(frozen=True)
+class Stated:
+    """What the question asks for and how close the evidence comes to stating it."""
+
+    kind: AnswerType | None
+    """The value kind asked for; None: the question asks for no value."""
+    share: float
+    """The largest share of the question's focus a unit stating such a value holds; 1.0
+    when the question asks for no value (nothing to check)."""
+
+
+_DIGIT = re.compile(r"\d")
+"""Any figure states a value: "how long is the Great Wall?" asks for a length, "how fast
+is India growing?" for a rate, "when did the universe begin?" is answered in billions of
+years; the kinds' own cues ("free", "thirty days", "March") count as well."""
+
+
+QUANTITIES = (AnswerType.COUNT, AnswerType.PRICE, AnswerType.DURATION)
+"""The kinds checked: a quantity. Not a time: "when does the patent licence terminate?" is
+answered by an event ("as of the date such litigation is filed"), not a date; with times
+checked, answerable turns abstained on MTRAG-UN clapnq, on the licences and on MTRAG
+(bench/results/behaviour.md, bench/results/abstention.md)."""
+
+
+_NO_CHARGE = re.compile(
+    r"\b(?:no|without) (?:extra |additional )?(?:cost|charge|fee)s?\b|\bfree of charge\b",
+    re.IGNORECASE,
+)
+"""A price of nothing, as "free" is one ("provided to you at no cost"). Added after
+MTRAG's answerable cloud turn "How much do the IBM Cloud Schematics templates cost?"
+abstained over "... Workspaces are provided to you at no cost." (bench/results/
+stated_value.md says so: MTRAG is then no longer a clean check for this pattern)."""
+
+
+def states_quantity(text: str, kind: AnswerType) -> bool:
+    """`text` states a quantity: a figure, or a cue of the asked kind or of any other
+    quantity ("how much physical activity?" is answered by "one hour a day")."""
+    if _DIGIT.search(text) or _NO_CHARGE.search(text):
+        return True
+    kinds = (kind, AnswerType.DURATION, AnswerType.PRICE)  # a count's cues ("no", "one")
+    return any(answer_types.holds(text, k) for k in dict.fromkeys(kinds))  # only its own
+
+
+def asked_value(question: str) -> AnswerType | None:
+    """The quantity `question` asks for ("how many", "how much", "how long"), or None."""
+    return next((k for k in answer_types.asked_types(question) if k in QUANTITIES), None)
+
+
+def value_share(
+    question: str,
+    hits: Sequence[Hit],
+    term_stats: Callable[[list[str]], TermStats] | None,
+) -> Stated:
+    """`Stated` of `question` over the top `hits` (see the module docstring)."""
+    kind = asked_value(question)
+    if kind is None:
+        return Stated(None, 1.0)
+    cue = answer_types.cue_words(question, kind)
+    words = [w for w in candidates(question) or content_words(question) if w not in cue]
+    words = list(dict.fromkeys(words))
+    if not words:
+        return Stated(kind, 1.0)
+    weight = _weights(words, term_stats)
+    total = sum(weight.values()) or 1.0
+    stems = {w: stem(w) for w in words}
+    best = 0.0
+    for h in hits[:STATED_HITS]:
+        c = h.chunk
+        heading = {stem(w) for w in content_words(f"{c.title} {' '.join(c.section)} {c.header}")}
+        for text in sentences(c.text, c.header):
+            if not states_quantity(text, kind):
+                continue
+            held = heading | {stem(w) for w in content_words(text)}
+            best = max(best, sum(v for w, v in weight.items() if stems[w] in held) / total)
+            if best >= 1.0:
+                return Stated(kind, 1.0)
+    return Stated(kind, best)
+
+
+def _weights(
+    words: Sequence[str], term_stats: Callable[[list[str]], TermStats] | None
+) -> dict[str, float]:
+    """Each word's IDF in the index (a rare word says more about what is asked); 1.0 each
+    when the index cannot count words."""
+    if term_stats is None:
+        return {w: 1.0 for w in words}
+    try:
+        stats = term_stats(list(words))
+    except Exception:  # an index that cannot count words must not cost the turn
+        log.warning("term statistics failed; the question's words weigh the same", exc_info=True)
+        return {w: 1.0 for w in words}
+    return {w: stats.idf(w) for w in words}
+
+
+def lacking(stated: Stated) -> str:
+    """What the abstention says the documents lack: "that says how many"."""
+    noun = KIND_NOUNS.get(stated.kind, "the value") if stated.kind else "the value"
+    return f"that says {noun}"
