@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from tellmemore.answer.abstain import evidence_hits, lexical_coverage  # noqa: E402
 from tellmemore.answer.judge import Action, TurnEvidence, judge  # noqa: E402
+from tellmemore.answer.stated import value_share  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.conversation.phrasings import search_phrasings  # noqa: E402
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext  # noqa: E402
@@ -53,6 +54,8 @@ CACHE = ROOT / "bench" / ".cache"
 OUT = ROOT / "bench" / "results" / "abstention"
 DOMAINS = ("clapnq", "cloud", "govt")
 FLOORS = (0.25, 0.30, 0.35, 0.40)
+VALUES = (0.3, 0.4, 0.5, 0.6)
+"""`retrieval.min_value_share` values measured on top of the configured floors."""
 COVERAGES = (None, 0.5)
 """None: the cosine alone decides."""
 
@@ -64,7 +67,8 @@ def best_dense(hits: list[Hit]) -> float:
 def scores(
     domain: str, foreign: list[str], settings: Settings, embedder, data: Path, cache: Path
 ) -> dict:  # type: ignore[no-untyped-def]
-    """(fused cosine, question cosine, coverage) of each follow-up, as typed and replaced."""
+    """(fused cosine, question cosine, coverage, judged action, stated-value share) of each
+    follow-up, as typed and replaced."""
     dataset = load_dataset(data / domain)
     index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=cache)
     try:
@@ -72,7 +76,7 @@ def scores(
         context = ResolveContext(term_stats=index.term_stats, window=settings.conversation.window)
         resolver = EmbeddedResolver()
         followups = [t for t in dataset.turns if t.history]
-        out: dict[str, list[tuple[float, float, float, str]]] = {
+        out: dict[str, list[tuple[float, float, float, str, float]]] = {
             "answerable": [],
             "out_of_scope": [],
         }
@@ -102,27 +106,34 @@ def scores(
                         term_stats=index.term_stats,
                         calibration=retriever.calibrator.get(),
                         embed=embedder.embed_documents,
+                        min_value_share=settings.retrieval.min_value_share,
                     )
                 )
+                question = next((q for q in asked if q.strip()), "")
+                share = value_share(question, own, index.term_stats).share
                 out[case].append(
-                    (best_dense(result.hits), best_dense(own), cover, verdict.action.value)
+                    (best_dense(result.hits), best_dense(own), cover, verdict.action.value, share)
                 )
         return out
     finally:
         index.close()
 
 
-def abstains(case: tuple[float, float, float, str], rule: dict) -> bool:  # type: ignore[type-arg]
-    fused, own, cover, action = case
+def abstains(case: tuple[float, float, float, str, float], rule: dict) -> bool:  # type: ignore[type-arg]
+    fused, own, cover, action, share = case
     if rule["evidence"] == "judged":
         return action != Action.ANSWER.value  # asked back or abstained: did not answer
+    if rule.get("value") and share < rule["value"]:
+        return True  # a question for a value no sentence about it states (answer.stated)
     dense = fused if rule["evidence"] == "every phrasing" else own
     if dense >= rule["floor"]:
         return False
     return rule["coverage"] is None or cover < rule["coverage"]
 
 
-def share(cases: list[tuple[float, float, float, str]], rule: dict, *, abstain: bool) -> float:  # type: ignore[type-arg]
+def share(
+    cases: list[tuple[float, float, float, str, float]], rule: dict, *, abstain: bool
+) -> float:  # type: ignore[type-arg]
     return sum(abstains(c, rule) == abstain for c in cases) / len(cases) if cases else 0.0
 
 
@@ -156,7 +167,16 @@ def main() -> None:
         for c in COVERAGES
         for f in FLOORS
     ]
-    rules.append({"evidence": "judged", "floor": None, "coverage": None})  # the default now
+    rules += [
+        {
+            "evidence": "the question's phrasings",
+            "floor": configured[0],
+            "coverage": configured[1],
+            "value": v,
+        }
+        for v in VALUES
+    ]
+    rules.append({"evidence": "judged", "floor": None, "coverage": None})  # opt-in
     rows = []
     for d in measured:
         for rule in rules:
@@ -179,35 +199,53 @@ def main() -> None:
     lines = [
         "# Abstention mid-conversation",
         "",
-        "`.venv/bin/python bench/abstention.py` (see its docstring). MTRAG follow-up turns on "
-        "their domain's pooled corpus: *false abstention* = share of the recorded turns "
-        "(all answerable) on which the turn abstains; *missed abstention* = share of the "
-        "same turns with the message replaced by another domain's first question on which "
-        "it answers. The turn abstains when the cosine is below the floor and, with the "
-        "coverage rescue, the lexical coverage is below it too. The rule before issue 22 "
-        f"(bold): floor {configured[0]}, coverage {configured[1]}. The default now "
-        '(`retrieval.abstention = "judged"`, last row of each domain) is `answer.judge` '
-        "with the shipped scorers (fitted on MTRAG-UN, whose conversations are not these): "
-        "there a turn that asks back counts as not answering. Run time "
+        "`.venv/bin/python bench/abstention.py --cache /work/cache/bench` (see its docstring). "
+        "MTRAG follow-up turns on their domain's pooled corpus: *false abstention* = share "
+        "of the recorded turns (all answerable) on which the turn abstains; *missed "
+        "abstention* = share of the same turns with the message replaced by another "
+        "domain's first question on which it answers. The turn abstains when the cosine is "
+        "below the floor and, with the coverage rescue, the lexical coverage is below it "
+        "too; with a stated-value share, also when the question asks for a value (a number, "
+        "amount, duration, date) and no sentence of its top five passages that states one "
+        "holds that share of its focus words (`answer.stated`, `retrieval.min_value_share`). "
+        f"The default (bold): floor {configured[0]}, coverage {configured[1]}, stated value "
+        f"{settings.retrieval.min_value_share}. The judged mode (`retrieval.abstention = "
+        '"judged"`, opt-in, last row of each domain) is `answer.judge` with the shipped '
+        "scorers (fitted on MTRAG-UN, whose conversations are not these) and the same "
+        "stated-value rule; there a turn that asks back counts as not answering. Run time "
         f"{payload['seconds']} s.",
         "",
-        "| domain | cosine read over | floor | coverage rescue | false abstention | "
-        "missed abstention |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| domain | cosine read over | floor | coverage rescue | stated value | "
+        "false abstention | missed abstention |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
+    default = (*configured, settings.retrieval.min_value_share)
     for r in rows:
+        n = payload["cases"][r["domain"]]
+        wrong = round(r["false_abstention"] * n)
         if r["evidence"] == "judged":
             lines.append(
-                f"| {r['domain']} | **judged: answer.judge, shipped scorers** | – | – | "
-                f"**{r['false_abstention']:.3f}** | **{r['missed_abstention']:.3f}** |"
+                f"| {r['domain']} | judged: answer.judge, shipped scorers | – | – | "
+                f"{settings.retrieval.min_value_share} | {r['false_abstention']:.3f} ({wrong}/{n}) "
+                f"| {r['missed_abstention']:.3f} |"
             )
             continue
-        on = r["evidence"] != "every phrasing" and (r["floor"], r["coverage"]) == configured
+        on = (
+            r["evidence"] != "every phrasing"
+            and (
+                r["floor"],
+                r["coverage"],
+                r.get("value"),
+            )
+            == default
+        )
         b = "**" if on else ""
         cover = "off" if r["coverage"] is None else f"{r['coverage']:.2f}"
+        value = r.get("value") or "off"
         lines.append(
-            f"| {r['domain']} | {r['evidence']} | {r['floor']:.2f} | {cover} | "
-            f"{b}{r['false_abstention']:.3f}{b} | {b}{r['missed_abstention']:.3f}{b} |"
+            f"| {r['domain']} | {r['evidence']} | {r['floor']:.2f} | {cover} | {value} | "
+            f"{b}{r['false_abstention']:.3f} ({wrong}/{n}){b} | "
+            f"{b}{r['missed_abstention']:.3f}{b} |"
         )
     args.out.with_suffix(".md").write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out.with_suffix('.md')}")

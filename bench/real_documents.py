@@ -113,8 +113,9 @@ MODES: tuple[tuple[str, dict], ...] = (  # type: ignore[type-arg]
     ("floor (default)", {}),
     ("judged", {"retrieval": {"abstention": "judged"}}),
     ("floor + focus (opt-in)", {"retrieval": {"focus": True}}),
+    ("floor + stated value 0.5 (opt-in)", {"retrieval": {"min_value_share": 0.5}}),
 )
-"""The behaviour modes every real-document bench runs: the default, and the two opt-in ones."""
+"""The behaviour modes every real-document bench runs: the default, and the opt-in ones."""
 
 
 def action(answer: Answer) -> str:
