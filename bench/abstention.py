@@ -194,8 +194,18 @@ def main() -> None:
         "seconds": round(time.perf_counter() - t0, 1),
         "cases": {d: len(results[d]["answerable"]) for d in measured},
         "rows": rows,
+        "value_share": settings.retrieval.min_value_share,
     }
     args.out.with_suffix(".json").write_text(json.dumps(payload, indent=1) + "\n")
+    args.out.with_suffix(".md").write_text(render(payload))
+    print(f"wrote {args.out.with_suffix('.md')}")
+
+
+def render(payload: dict) -> str:  # type: ignore[type-arg]
+    """The results table (bench/results/abstention.md) from the payload."""
+    configured = tuple(payload["configured"])
+    value = payload.get("value_share", 0.0)
+    rows = payload["rows"]
     lines = [
         "# Abstention mid-conversation",
         "",
@@ -205,11 +215,11 @@ def main() -> None:
         "abstention* = share of the same turns with the message replaced by another "
         "domain's first question on which it answers. The turn abstains when the cosine is "
         "below the floor and, with the coverage rescue, the lexical coverage is below it "
-        "too; with a stated-value share, also when the question asks for a value (a number, "
-        "amount, duration, date) and no sentence of its top five passages that states one "
+        "too; with a stated-value share, also when the question asks for a quantity (a count, "
+        "an amount, a duration) and no sentence of its top five passages that states one "
         "holds that share of its focus words (`answer.stated`, `retrieval.min_value_share`). "
         f"The default (bold): floor {configured[0]}, coverage {configured[1]}, stated value "
-        f"{settings.retrieval.min_value_share}. The judged mode (`retrieval.abstention = "
+        f"{value}. The judged mode (`retrieval.abstention = "
         '"judged"`, opt-in, last row of each domain) is `answer.judge` with the shipped '
         "scorers (fitted on MTRAG-UN, whose conversations are not these) and the same "
         "stated-value rule; there a turn that asks back counts as not answering. Run time "
@@ -219,14 +229,14 @@ def main() -> None:
         "false abstention | missed abstention |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    default = (*configured, settings.retrieval.min_value_share)
+    default = (*configured, value)
     for r in rows:
         n = payload["cases"][r["domain"]]
         wrong = round(r["false_abstention"] * n)
         if r["evidence"] == "judged":
             lines.append(
                 f"| {r['domain']} | judged: answer.judge, shipped scorers | – | – | "
-                f"{settings.retrieval.min_value_share} | {r['false_abstention']:.3f} ({wrong}/{n}) "
+                f"{value} | {r['false_abstention']:.3f} ({wrong}/{n}) "
                 f"| {r['missed_abstention']:.3f} |"
             )
             continue
@@ -235,7 +245,7 @@ def main() -> None:
             and (
                 r["floor"],
                 r["coverage"],
-                r.get("value"),
+                r.get("value") or 0.0,
             )
             == default
         )
@@ -247,8 +257,7 @@ def main() -> None:
             f"{b}{r['false_abstention']:.3f} ({wrong}/{n}){b} | "
             f"{b}{r['missed_abstention']:.3f}{b} |"
         )
-    args.out.with_suffix(".md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out.with_suffix('.md')}")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
