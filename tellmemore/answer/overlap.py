@@ -7,9 +7,10 @@ Words are `extractive.terms` (content words, plurals folded), compared as sets.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 
-from tellmemore.answer.words import terms
+from tellmemore.answer.words import fold, terms
 
 
 def recall_f1(said: set[str], reference: set[str]) -> tuple[float, float]:
@@ -49,3 +50,27 @@ def oracle(sentences: Sequence[str], reference: str, k: int = 3) -> list[int]:
         chosen.append(-neg)
         said |= bags[-neg]
     return sorted(chosen)
+
+
+_CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][A-Za-z0-9\-']*")
+RARE_IDF = 4.5
+"""A word of fewer than ~1 in 90 passages (IDF log(N/df) >= 4.5) is rare: a name or a
+term of art, which tells one answer from another."""
+
+
+def key_facts(reference: str, query: str, passages: str, idf: Callable[[str], float]) -> set[str]:
+    """The content of `reference` that distinguishes it as an answer: its numbers, its
+    capitalised words inside a sentence (names) and its rare words (`idf` >= RARE_IDF),
+    less the words the `query` already says, and only those the `passages` hold (what a
+    quoting answer could say at all). "1 hour of sick leave for every 30 hours" holds
+    "1" and "30"; "sick" and "leave" were asked."""
+    asked = set(terms(query))
+    named = {fold(w.lower()) for w in _CAPITALISED.findall(reference)}
+    found = set(terms(passages))
+    out = set()
+    for t in set(terms(reference)):
+        if t in asked or t not in found:
+            continue
+        if any(ch.isdigit() for ch in t) or t in named or idf(t) >= RARE_IDF:
+            out.add(t)
+    return out
