@@ -17,7 +17,9 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -34,38 +36,46 @@ from tellmemore.types import Turn  # noqa: E402
 SETS = [("mtrag", d) for d in ("clapnq", "cloud", "govt")] + [
     ("mtrag-un", d) for d in ("clapnq", "cloud")
 ]
-DATA = Path("/work/shared/bench")
+DATA = ROOT.parent / "shared" / "bench"
 
 
-def dump(out: Path) -> None:
+def each_turn(
+    stats: dict[str, Any], data: Path = DATA
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(set, domain, row) for every turn of SETS, each domain's term statistics read into
+    `stats` once (bench/resolution_modes.py reads the same turns)."""
+    for ds, d in SETS:
+        if d not in stats:
+            stats[d] = RL.corpus_stats(data / "mtrag" / d / "corpus.jsonl")
+        for line in (data / ds / d / "conversations.jsonl").open():
+            yield ds, d, json.loads(line)
+
+
+def dump(out: Path, data: Path = DATA) -> None:
     stats = {}
     resolver = EmbeddedResolver()
     ms: list[float] = []
     with out.open("w") as f:
-        for ds, d in SETS:
-            if d not in stats:
-                stats[d] = RL.corpus_stats(DATA / "mtrag" / d / "corpus.jsonl")
-            for line in (DATA / ds / d / "conversations.jsonl").open():
-                row = json.loads(line)
-                if row["turn"] == 1:
-                    continue
-                history = [Turn(t["role"], t["content"]) for t in row["history"]]
-                message = row["message"]
-                t0 = time.thread_time()
-                fixed, _ = correct_spelling(message, stats[d])
-                verdict = gate(without_preamble(fixed), history, stats[d])
-                ctx = ResolveContext(term_stats=stats[d])
-                res = resolver.resolve(fixed, history, ctx) if verdict.needs_resolution else None
-                ms.append((time.thread_time() - t0) * 1000)
-                rec = {
-                    "id": f"{ds}/{d}/{row['task_id']}",
-                    "message": message,
-                    "query": res.query if res else fixed,
-                    "bindings": dict(res.bindings) if res else {},
-                    "ambiguous": bool(res and res.ambiguous),
-                    "passes": list(getattr(res, "passes", ()) or ()) if res else [],
-                }
-                f.write(json.dumps(rec) + "\n")
+        for ds, d, row in each_turn(stats, data):
+            if row["turn"] == 1:
+                continue
+            history = [Turn(t["role"], t["content"]) for t in row["history"]]
+            message = row["message"]
+            t0 = time.thread_time()
+            fixed, _ = correct_spelling(message, stats[d])
+            verdict = gate(without_preamble(fixed), history, stats[d])
+            ctx = ResolveContext(term_stats=stats[d])
+            res = resolver.resolve(fixed, history, ctx) if verdict.needs_resolution else None
+            ms.append((time.thread_time() - t0) * 1000)
+            rec = {
+                "id": f"{ds}/{d}/{row['task_id']}",
+                "message": message,
+                "query": res.query if res else fixed,
+                "bindings": dict(res.bindings) if res else {},
+                "ambiguous": bool(res and res.ambiguous),
+                "passes": list(getattr(res, "passes", ()) or ()) if res else [],
+            }
+            f.write(json.dumps(rec) + "\n")
     ms.sort()
     p50, p95 = ms[len(ms) // 2], ms[int(len(ms) * 0.95)]
     print(f"follow-ups {len(ms)}: CPU p50 {p50:.3f} ms, p95 {p95:.3f} ms")
@@ -86,10 +96,11 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out", nargs="?", type=Path)
     ap.add_argument("--diff", nargs=2, type=Path)
+    ap.add_argument("--data", type=Path, default=DATA, help="the folder holding mtrag/, mtrag-un/")
     args = ap.parse_args()
     if args.diff:
         diff(*args.diff)
     elif args.out:
-        dump(args.out)
+        dump(args.out, args.data)
     else:
         ap.error("give OUT.jsonl or --diff A B")
