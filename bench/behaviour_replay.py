@@ -50,14 +50,45 @@ def _hits(rows: list[list[Any]], chunks: dict[str, Any]) -> list[Hit]:
     ]
 
 
-def replay_domain(  # type: ignore[no-untyped-def]
-    domain: str, rows: list[dict[str, Any]], data: Path, cache: Path, settings, embedder
-) -> list[dict[str, Any]]:
+def open_domain(  # type: ignore[no-untyped-def]
+    domain: str, data: Path, cache: Path, settings, embedder
+) -> tuple[Any, dict[str, list[Any]]]:
+    """The domain's cached index and its labelled turns by task id (a task may have more
+    than one row: they come in file order)."""
     dataset = load_dataset(corpus_dir(data / domain), skip_invalid=True)
     index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=cache)
     turns: dict[str, list[Any]] = defaultdict(list)
     for t in load_behaviour(data / domain):
         turns[t.task_id].append(t)
+    return index, turns
+
+
+def kept_hits(got: dict[str, Any], index: Any) -> tuple[list[Hit], dict[str, list[Hit]]]:
+    """A kept row's fused hits and each phrasing's hits, rebuilt from the index."""
+    ids = {c[0] for c in got["hits"]} | {c[0] for hs in got["per_query"].values() for c in hs}
+    chunks = {c.id: c for c in index.get(sorted(ids))}
+    per_query = {q: _hits(hs, chunks) for q, hs in got["per_query"].items()}
+    return _hits(got["hits"], chunks), per_query
+
+
+def each_domain(payload: dict[str, Any], run: Any, data: Path, cache: Path) -> list[dict[str, Any]]:
+    """`run(domain, rows, data, cache, settings, embedder)` over each domain's kept rows,
+    in order, with one embedder: the rows it returns, all domains together."""
+    settings = Settings()
+    embedder = load_embedder(settings.embedder)
+    t0 = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    for domain in dict.fromkeys(r["domain"] for r in payload["rows"]):
+        mine = [r for r in payload["rows"] if r["domain"] == domain]
+        rows += run(domain, mine, data, cache, settings, embedder)
+        print(f"{domain}: {len(mine)} turns, {time.perf_counter() - t0:.0f} s", flush=True)
+    return rows
+
+
+def replay_domain(  # type: ignore[no-untyped-def]
+    domain: str, rows: list[dict[str, Any]], data: Path, cache: Path, settings, embedder
+) -> list[dict[str, Any]]:
+    index, turns = open_domain(domain, data, cache, settings, embedder)
     seen: dict[str, int] = defaultdict(int)
     calibration = Calibrator(index, embedder).get()
     out = []
@@ -70,12 +101,7 @@ def replay_domain(  # type: ignore[no-untyped-def]
                 continue
             turn = turns[row["task_id"]][k]
             got = row["retrieved"]
-            ids = {c[0] for c in got["hits"]} | {
-                c[0] for hs in got["per_query"].values() for c in hs
-            }
-            chunks = {c.id: c for c in index.get(sorted(ids))}
-            hits = _hits(got["hits"], chunks)
-            per_query = {q: _hits(hs, chunks) for q, hs in got["per_query"].items()}
+            hits, per_query = kept_hits(got, index)
             history = list(turn.history)
             ev = TurnEvidence(
                 message=turn.message,
@@ -109,14 +135,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=FEATURES)
     args = parser.parse_args()
     payload = json.loads(args.retrieved.read_text())
-    settings = Settings()
-    embedder = load_embedder(settings.embedder)
     t0 = time.perf_counter()
-    rows: list[dict[str, Any]] = []
-    for domain in dict.fromkeys(r["domain"] for r in payload["rows"]):
-        mine = [r for r in payload["rows"] if r["domain"] == domain]
-        rows += replay_domain(domain, mine, args.data, args.cache, settings, embedder)
-        print(f"{domain}: {len(mine)} turns", flush=True)
+    rows = each_domain(payload, replay_domain, args.data, args.cache)
     payload = {**payload, "replayed_seconds": round(time.perf_counter() - t0, 1), "rows": rows}
     args.out.write_text(dump(payload))
     print(f"wrote {args.out}")

@@ -28,18 +28,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from behaviour_features import DATA, corpus_dir  # noqa: E402
-from behaviour_replay import FEATURES, _hits  # noqa: E402
+from behaviour_features import DATA  # noqa: E402
+from behaviour_replay import FEATURES, each_domain, kept_hits, open_domain  # noqa: E402
 
 from tellmemore.answer import focus, stated  # noqa: E402
 from tellmemore.answer.abstain import evidence_hits  # noqa: E402
 from tellmemore.answer.units import sentences  # noqa: E402
-from tellmemore.config import Settings  # noqa: E402
 from tellmemore.conversation.text import content_words, stem  # noqa: E402
-from tellmemore.eval.behaviour import load_behaviour  # noqa: E402
-from tellmemore.eval.corpus import ensure_index  # noqa: E402
-from tellmemore.eval.datasets import load_dataset  # noqa: E402
-from tellmemore.index.embedders import load_embedder  # noqa: E402
 
 TOP = 5
 
@@ -47,11 +42,7 @@ TOP = 5
 def dump_domain(
     domain: str, rows: list[dict[str, Any]], data: Path, cache: Path, settings, embedder
 ):  # type: ignore[no-untyped-def]
-    dataset = load_dataset(corpus_dir(data / domain), skip_invalid=True)
-    index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=cache)
-    turns: dict[str, list[Any]] = defaultdict(list)
-    for t in load_behaviour(data / domain):
-        turns[t.task_id].append(t)
+    index, turns = open_domain(domain, data, cache, settings, embedder)
     seen: dict[str, int] = defaultdict(int)
     vectors = focus.WordVectors()
     out = []
@@ -63,12 +54,7 @@ def dump_domain(
                 continue
             turn = turns[row["task_id"]][k]
             got = row["retrieved"]
-            ids = {c[0] for c in got["hits"]} | {
-                c[0] for hs in got["per_query"].values() for c in hs
-            }
-            chunks = {c.id: c for c in index.get(sorted(ids))}
-            hits = _hits(got["hits"], chunks)
-            per_query = {q: _hits(hs, chunks) for q, hs in got["per_query"].items()}
+            hits, per_query = kept_hits(got, index)
             own = evidence_hits(hits, per_query, got["asked"])
             question = next((q for q in got["asked"] if q.strip()), "")
             words = list(dict.fromkeys(content_words(question)))
@@ -158,14 +144,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     payload = json.loads(args.retrieved.read_text())
-    settings = Settings()
-    embedder = load_embedder(settings.embedder)
-    t0 = time.perf_counter()
-    rows: list[dict[str, Any]] = []
-    for domain in dict.fromkeys(r["domain"] for r in payload["rows"]):
-        mine = [r for r in payload["rows"] if r["domain"] == domain]
-        rows += dump_domain(domain, mine, args.data, args.cache, settings, embedder)
-        print(f"{domain}: {len(mine)} turns, {time.perf_counter() - t0:.0f} s", flush=True)
+    rows = each_domain(payload, dump_domain, args.data, args.cache)
     args.out.write_text(json.dumps({"rows": rows}))
     print(f"wrote {args.out}")
 
