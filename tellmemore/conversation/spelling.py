@@ -100,7 +100,14 @@ def _inflection_known(word: str, dictionary: frozenset[str]) -> bool:
     forms = {word + "s", word + "es", word + "d", word + "ed", word + "ing"}
     if word.endswith("e"):
         forms.add(word[:-1] + "ing")
-    return not forms.isdisjoint(dictionary)
+    return not forms.isdisjoint(dictionary) or _base_known(word, dictionary)
+
+
+def _base_known(word: str, dictionary: frozenset[str]) -> bool:
+    """The vocabulary holds the word's base form ("status" for "statuses"): WordPiece keeps
+    one form of many words, and "what are the Slack statuses?" had become "statues"."""
+    bases = {word[: -len(end)] for end in ("s", "es", "ed", "d", "ing") if word.endswith(end)}
+    return any(len(base) >= MIN_WORD and base in dictionary for base in bases)
 
 
 def _derived(word: str, fix: str) -> bool:
