@@ -71,7 +71,20 @@ def load_cases(path: Path) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
     home = path if path.is_dir() else path.parent
     named = home / "corpora.json"
     corpora = json.loads(named.read_text(encoding="utf-8")) if named.is_file() else {}
-    return cases, corpora
+    return cases, {name: _texts(spec, home) for name, spec in corpora.items()}
+
+
+def _texts(spec: Any, home: Path) -> list[str]:
+    """A named corpus: its texts, or the paragraphs of the Markdown and text files of a
+    folder (a path relative to the cases), so cases can run over real documents."""
+    if not isinstance(spec, str):
+        return list(spec)
+    folder = (home / spec).resolve()
+    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".md", ".txt"))
+    if not files:
+        raise DatasetError(str(home / "corpora.json"), None, f"no .md or .txt files in {folder}")
+    paragraphs = (p.strip() for f in files for p in f.read_text(encoding="utf-8").split("\n\n"))
+    return [p for p in paragraphs if p]
 
 
 def _problem(case: Any) -> str | None:

@@ -54,3 +54,18 @@ def test_bad_case_files_are_refused_with_the_line(tmp_path: Path) -> None:
     bad.write_text(json.dumps({"id": "a", "message": "x", "history": [], "pass": "guess"}) + "\n")
     with pytest.raises(DatasetError, match="unknown pass"):
         load_cases(bad)
+
+
+def test_a_named_corpus_can_be_a_folder_of_documents(tmp_path: Path) -> None:
+    """A corpus given as a folder reads its files' paragraphs; an empty folder is refused."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "leave.md").write_text("# Leave\n\nSick leave accrues.\n\nVacation too.\n")
+    case = {"id": "a", "message": "x", "history": [], "corpus": "mine"}
+    (tmp_path / "a.jsonl").write_text(json.dumps(case) + "\n")
+    (tmp_path / "corpora.json").write_text(json.dumps({"mine": "docs"}))
+    _, corpora = load_cases(tmp_path)
+    assert corpora["mine"] == ["# Leave", "Sick leave accrues.", "Vacation too."]
+    (tmp_path / "corpora.json").write_text(json.dumps({"mine": "nothing"}))
+    (tmp_path / "nothing").mkdir()
+    with pytest.raises(DatasetError, match=r"no \.md or \.txt files"):
+        load_cases(tmp_path)

@@ -109,3 +109,12 @@ def test_a_word_whose_inflection_the_vocabulary_holds_is_no_typo() -> None:
     text, fixes = correct_spelling("how do I bake bread?", corpus_stats(bikes))
     assert text == "how do I bake bread?"
     assert fixes == {}
+
+
+def test_a_plural_whose_singular_the_dictionary_knows_is_no_typo() -> None:
+    """WordPiece keeps "status" but not "statuses": the plural is a real word, and the
+    index's "statues" (edit distance 1) must not replace it (Clef handbook)."""
+    docs = [*DOCS, "Slack statues.", "The statues of the park.", "Two statues stand."]
+    assert "statuses" not in english_words() and "status" in english_words()
+    text, fixes = correct_spelling("what are the Slack statuses?", corpus_stats(docs))
+    assert (text, fixes) == ("what are the Slack statuses?", {})

@@ -233,7 +233,7 @@ def bind_one(
         if picked is not None and agreement(ref, picked) >= 1.0:
             return picked, "user"  # the user asked for it: no scope to add
         chained = st.chained_antecedent()
-        if chained is not None and agreement(ref, chained[0]) >= 1.0:
+        if chained is not None and (agreement(ref, chained[0]) >= 1.0 or _same_word(st, ref)):
             return chained
     pool = [c for c in cands if can_be_pointed_at(c)]
     if ref.kind == ReferentKind.PERSON:
@@ -249,6 +249,13 @@ def bind_one(
         if flip is not None:
             return flip
     return best.phrase, best.role
+
+
+def _same_word(st: RunState, ref: Referent) -> bool:
+    """The previous question used the same pronoun ("how long is it?" then "and is it
+    paid?"): its binding was accepted for this word once, so number agreement cannot
+    undo it ("it" had bound "sabbaticals", then the answer's "12 contiguous weeks")."""
+    return any(r.text.lower() == ref.text.lower() for r in st.previous_parts()[0])
 
 
 def coin_flip(st: RunState, ranked: list[tuple[Candidate, float]]) -> Ambiguous | None:

@@ -166,6 +166,8 @@ def can_be_pointed_at(c: Candidate) -> bool:
     """A number or date alone ("324-337 AD", "thousands") is no thing "it" names, nor is a
     lone lower-case word of the assistant's wording ("purple"): the user's subject is."""
     words = c.phrase.text.split()
+    if len(words) > 1 and words[0][:1].isdigit() and _UNIT.match(words[-1].lower()):
+        return False  # "12 contiguous weeks": a measure, however it is qualified
     dated = any(ch.isdigit() for ch in c.phrase.text)
     if all(
         any(ch.isdigit() for ch in w)
