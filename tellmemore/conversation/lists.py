@@ -98,6 +98,10 @@ def _label(item: str) -> Phrase | None:
     if row is not None and row.group(2).strip(" *_"):
         return _value(row.group(2))
     head = re.split(r"\s*(?::|\s[-–—]\s)\s*", item, maxsplit=1)[0]
+    glossed = _FIRST_SENTENCE.split(item.strip(" *_"), maxsplit=1)
+    if head == item and len(glossed) == 2:
+        # "Do not disturb (gray). This teammate is away ...": a term, then its gloss
+        head = glossed[0].rstrip(" .*_")
     if head != item and 0 < len(tokenize(head)) <= C.MAX_LABEL_WORDS:
         ps = phrases(head)
         if ps:
@@ -105,6 +109,9 @@ def _label(item: str) -> Phrase | None:
             return Phrase(label, tuple(s for p in ps for s in p.stems), None, True)
     ps = phrases(item)
     return ps[0] if ps else None
+
+
+_FIRST_SENTENCE = re.compile(r"(?<=[.!?])[\s*_]+(?=[A-Z])")
 
 
 def row_subject(answer: str) -> Phrase | None:

@@ -104,3 +104,19 @@ def test_a_row_with_an_empty_first_value_names_no_item() -> None:
 
     assert all(p.text for p in list_items("- a: *; b: c\n- x: y"))
     assert row_subject("Plan: _; Price: $9.") is None
+
+
+def test_a_term_then_its_gloss_is_named_by_the_term() -> None:
+    """Clef's Slack statuses: "what does the third one mean?" is about "Do not disturb
+    (gray)", not about the first content word of the item ("disturb")."""
+    answer = (
+        "There are 4 states in which a teammate can be in on Slack: [1]\n"
+        "- Active (green). Similar to when someone is at their desk, they are available. [1]\n"
+        "- Do not disturb (green). This teammate is at their computer, but focusing. [1]\n"
+        "- *Do not disturb (gray). *This teammate is away from their computer. [1]"
+    )
+    assert [p.text for p in list_items(answer)] == [
+        "Active (green)",
+        "Do not disturb (green)",
+        "Do not disturb (gray)",
+    ]
