@@ -12,6 +12,7 @@ from tellmemore.conversation.binding import (
     Candidate,
     Phrase,
     agreement,
+    can_be_pointed_at,
     containing,
     matching,
     same_head_pair,
@@ -28,7 +29,6 @@ from tellmemore.conversation.passes.base import Follow
 from tellmemore.conversation.passes.ellipsis import rebuild_ellipsis
 from tellmemore.conversation.passes.ordinal import bind_ordinal
 from tellmemore.conversation.passes.pronoun import (
-    can_be_pointed_at,
     ends_in_predicate,
     stands_alone,
 )

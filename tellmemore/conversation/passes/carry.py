@@ -69,8 +69,9 @@ def carry(
                 break
             if not set(c.stems) & {s for p in picked for s in p.stems}:
                 picked.append(c)
-    elif cands:
-        picked.append(cands[0])
+    # no phrase of the user's: nothing is carried from the answer alone, whose best phrase
+    # may be padding ("how often will we meet?" after "Who will I report to?" had carried
+    # "stub", from "every pay stub" in a quoted sentence)
     picked = [c for c in picked if c.score >= C.MIN_ANTECEDENT]
     if not picked:
         return Resolution(query=message)

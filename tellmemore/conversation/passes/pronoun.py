@@ -22,7 +22,6 @@ from tellmemore.conversation.referents import (
 )
 from tellmemore.conversation.text import (
     FUNCTION_WORDS,
-    MONTHS,
     content_words,
     stem,
     tokenize,
@@ -160,32 +159,6 @@ def chain_source(ref: Referent) -> bool:
     a bare "that one" ("how much is that one?" bound to Enterprise, then "does it include
     escalation?"); "the Cisco one" names its own subject (an ellipsis)."""
     return ref.kind in CHAINED_KINDS or (ref.kind == ReferentKind.ONE and not ref.modifier)
-
-
-def can_be_pointed_at(c: Candidate) -> bool:
-    """A number or date alone ("324-337 AD", "thousands") is no thing "it" names, nor is a
-    lone lower-case word of the assistant's wording ("purple"): the user's subject is."""
-    words = c.phrase.text.split()
-    if len(words) > 1 and words[0][:1].isdigit() and _UNIT.match(words[-1].lower()):
-        return False  # "12 contiguous weeks": a measure, however it is qualified
-    dated = any(ch.isdigit() for ch in c.phrase.text)
-    if all(
-        any(ch.isdigit() for ch in w)
-        or (dated and w.lower().rstrip(".,") in MONTHS)  # "1 January 2026": a date
-        or (w.isupper() and len(w) <= 2)
-        or w.lower() in _QUANTITY_WORDS
-        or (i > 0 and _UNIT.match(w.lower()) is not None and words[i - 1][:1].isdigit())
-        for i, w in enumerate(words)
-    ):
-        return False
-    return not (c.role == "assistant" and len(words) == 1 and words[0][:1].islower())
-
-
-_QUANTITY_WORDS = lexicon.words("quantity_words")
-
-
-_UNIT = lexicon.pattern("unit")
-"""A unit after a number ("10 Gbit/s", "30 minutes"): with it, a measure, no thing."""
 
 
 _METALINGUISTIC = lexicon.words("metalinguistic")

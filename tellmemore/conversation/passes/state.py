@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Set
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
@@ -36,7 +36,6 @@ from tellmemore.conversation.referents import (
     find_referents,
     no_answer_complaint,
 )
-from tellmemore.conversation.resolvers.base import ResolveContext
 from tellmemore.conversation.text import (
     content_words,
     stem,
@@ -44,6 +43,9 @@ from tellmemore.conversation.text import (
     surface_form,
 )
 from tellmemore.types import Decision, Resolution, Turn
+
+if TYPE_CHECKING:  # annotations only: resolvers/ imports this module
+    from tellmemore.conversation.resolvers.base import ResolveContext
 
 
 def mention(text: str, item: Phrase) -> int:
