@@ -361,3 +361,33 @@ def test_lines_of_asterisks_without_a_framed_box_are_kept(tmp_path: Path) -> Non
     text = "Title Here\n\n" + "*" * 20 + "\nA note with a * in it.\n" + "*" * 20 + "\n"
     [doc] = load_path(write(tmp_path / "stars.txt", text))
     assert doc.text.count("*" * 20) == 2 and "A note with a * in it." in doc.text
+
+
+HOLIDAYS = "".join(
+    f"  <tr>\n    <td>{day}</td>\n    <td>{date}</td>\n  </tr>\n"
+    for day, date in [("New Year's Day", "January 1"), ("Labor Day", "First Monday in September")]
+    + [(f"Holiday {n}", f"March {n}") for n in range(2, 30)]
+)
+
+
+def test_html_tables_in_markdown_become_rows_no_chunk_cuts(tmp_path: Path) -> None:
+    """Clef's handbook writes its holiday table in HTML: read raw, a chunk ended in the
+    middle of a cell ("First Monday in" | "September"). A headerless table is one list
+    item per row; a first row of labels above figures stays a table with its header."""
+    from tellmemore.ingest.chunking import chunk_document
+
+    salary = (
+        "<table><tr><td>Years</td><td>Technical</td></tr>"
+        "<tr><td>More than 5</td><td>$120k</td></tr></table>"
+    )
+    code = "```\n<table><tr><td>kept</td></tr></table>\n```\n"
+    p = write(tmp_path / "h.md", f"# Holidays\n\n<table>\n{HOLIDAYS}</table>\n\n{salary}\n\n{code}")
+    [doc] = load_path(p)
+    assert "- Labor Day: First Monday in September\n" in doc.text
+    assert "| Years | Technical |\n| --- | --- |\n| More than 5 | $120k |" in doc.text
+    assert "<table><tr><td>kept</td></tr></table>" in doc.text  # code is code
+    chunks = chunk_document(doc, max_tokens=60, count_tokens=lambda t: len(t.split()))
+    assert len(chunks) > 2
+    rows = [line for c in chunks for line in c.text.splitlines() if line.startswith("- ")]
+    assert "- Labor Day: First Monday in September" in rows
+    assert all(": " in row for row in rows)  # every row whole: its day and its date

@@ -137,6 +137,40 @@ def _table_block(node: Tag) -> str:
     return "\n".join(out)
 
 
+def table_markdown(html: str) -> str:
+    """An HTML table written inside Markdown, as the chunker reads tables: a pipe table when
+    its first row has header cells, else one list item per row ("- New Year's Day: January
+    1"), so no chunk cuts a cell and no data row is taken for column labels."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = BeautifulSoup(html, "html.parser").find("table")
+    if not isinstance(table, Tag):
+        return _squash(html)
+    rows_cells = [
+        [c for c in (_squash(_inline(td)) for td in tr.find_all(["td", "th"])) if c]
+        for tr in table.find_all("tr")
+        if tr.find_parent("table") is table
+    ]
+    first = table.find("tr")
+    if (isinstance(first, Tag) and first.find("th") is not None) or _labels_first(rows_cells):
+        return _table_block(table)
+    rows = []
+    for cells in rows_cells:
+        if len(cells) > 1:
+            rows.append(f"- {cells[0]}: " + "; ".join(cells[1:]))
+        elif cells:
+            rows.append(f"- {cells[0]}")
+    return "\n".join(rows)
+
+
+def _labels_first(rows: list[list[str]]) -> bool:
+    """A first row written with `<td>` that labels the columns: no figure in it, while the
+    rows below hold figures ("Years Experience | Technical" above "$120k")."""
+    if len(rows) < 2 or any(ch.isdigit() for cell in rows[0] for ch in cell):
+        return False
+    return any(ch.isdigit() for row in rows[1:] for cell in row[1:] for ch in cell)
+
+
 def _blocks(node: Tag) -> list[str]:
     blocks: list[str] = []
     inline: list[str] = []

@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from tellmemore.errors import LoaderError
 from tellmemore.ingest.loaders.base import Document, LoadResult, Source
+from tellmemore.ingest.loaders.html import table_markdown
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$")
@@ -52,9 +53,43 @@ def first_h1(text: str) -> str | None:
     return None
 
 
+def html_tables_as_markdown(text: str) -> str:
+    """`<table>` blocks outside code fences rewritten as Markdown (`html.table_markdown`):
+    handbooks written for GitHub use them, and as raw HTML a chunk cut the holiday table
+    mid-cell ("First Monday in | September")."""
+    if "<table" not in text.lower():
+        return text
+    out: list[str] = []
+    plain: list[str] = []
+    fenced = False
+
+    def flush() -> None:
+        joined = "".join(plain)
+        out.append(_HTML_TABLE.sub(lambda m: "\n\n" + table_markdown(m.group(0)) + "\n\n", joined))
+        plain.clear()
+
+    for line in text.splitlines(keepends=True):
+        if _FENCE.match(line):
+            if not fenced:
+                flush()  # the text before a fence is converted; the fence is kept as is
+            fenced = not fenced
+            out.append(line)
+        elif fenced:
+            out.append(line)
+        else:
+            plain.append(line)
+    flush()
+    return "".join(out)
+
+
+_HTML_TABLE = re.compile(r"<table\b.*?</table\s*>", re.IGNORECASE | re.DOTALL)
+
+
 def document_from_text(source: Source, *, format: str) -> Document:
     """A Document from Markdown-like text with optional front matter."""
     meta, body = split_front_matter(source.text)
+    if format == "markdown":
+        body = html_tables_as_markdown(body)
     if not body.strip():
         raise LoaderError(source.source, "no text after the front matter")
     title = meta.pop("title", "") or first_h1(body) or source.stem
