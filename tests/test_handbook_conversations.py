@@ -2,7 +2,7 @@
 
 bench/handbook_trial.py judges the system against these labels; a label that names a missing
 file, or an `expect` string the gold files do not hold, would blame the system for the
-label's fault.
+label's fault. Every labelled corpus is checked alike: Clef's handbook and the TTS handbook.
 """
 
 from __future__ import annotations
@@ -14,8 +14,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "bench" / "data" / "clef_handbook"
-CONVERSATIONS = ROOT / "bench" / "data" / "clef_handbook_conversations.jsonl"
+DATA = ROOT / "bench" / "data"
+CORPORA = {
+    "clef": (DATA / "clef_handbook", DATA / "clef_handbook_conversations.jsonl"),
+    "tts": (DATA / "tts_handbook", DATA / "tts_handbook_conversations.jsonl"),
+}
+"""Each labelled corpus: its documents and its conversations."""
 LABELS = {"ANSWERABLE", "UNANSWERABLE", "UNDERSPECIFIED"}
 FIELDS = {"message", "answerability", "gold", "expect", "rewrite", "binding", "check", "note"}
 
@@ -24,33 +28,40 @@ def _squash(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
-def _conversations() -> list[dict]:  # type: ignore[type-arg]
-    lines = CONVERSATIONS.read_text(encoding="utf-8").splitlines()
+def _conversations(corpus: str) -> list[dict]:  # type: ignore[type-arg]
+    lines = CORPORA[corpus][1].read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
-CASES = [(c["id"], i, t) for c in _conversations() for i, t in enumerate(c["turns"])]
+CASES = [
+    pytest.param(name, c["id"], i, t, id=f"{name}-{c['id']}-{i}")
+    for name in CORPORA
+    for c in _conversations(name)
+    for i, t in enumerate(c["turns"])
+]
 
 
-def test_conversations_have_unique_ids_and_a_sensible_mix() -> None:
-    ids = [c["id"] for c in _conversations()]
+@pytest.mark.parametrize("corpus", list(CORPORA))
+def test_conversations_have_unique_ids_and_a_sensible_mix(corpus: str) -> None:
+    ids = [c["id"] for c in _conversations(corpus)]
     assert len(ids) == len(set(ids))
-    labels = [t["answerability"] for _, _, t in CASES]
+    labels = [t["answerability"] for c in _conversations(corpus) for t in c["turns"]]
     assert 90 <= len(labels) <= 130
     assert 0.08 <= labels.count("UNANSWERABLE") / len(labels) <= 0.2
     assert 0.05 <= labels.count("UNDERSPECIFIED") / len(labels) <= 0.15
 
 
-@pytest.mark.parametrize(("conversation", "index", "turn"), CASES)
-def test_turn_is_well_formed(conversation: str, index: int, turn: dict) -> None:  # type: ignore[type-arg]
+@pytest.mark.parametrize(("corpus", "conversation", "index", "turn"), CASES)
+def test_turn_is_well_formed(corpus: str, conversation: str, index: int, turn: dict) -> None:  # type: ignore[type-arg]
+    root = CORPORA[corpus][0]
     assert set(turn) <= FIELDS, set(turn) - FIELDS
     assert turn["message"].strip()
     assert turn["answerability"] in LABELS
     for path in turn["gold"]:
-        assert (CORPUS / path).is_file(), path
+        assert (root / path).is_file(), path
     if turn["answerability"] == "ANSWERABLE":
         assert turn["gold"], "an answerable turn names the file that answers it"
-        text = _squash(" ".join((CORPUS / p).read_text(encoding="utf-8") for p in turn["gold"]))
+        text = _squash(" ".join((root / p).read_text(encoding="utf-8") for p in turn["gold"]))
         for want in turn["expect"]:
             options = want if isinstance(want, list) else [want]
             assert any(_squash(o) in text for o in options), options
