@@ -1,11 +1,15 @@
 """A real employee handbook, tried turn by turn as a new employee would.
 
-    .venv/bin/python bench/handbook_trial.py [--modes "floor (default)"]
+    .venv/bin/python bench/handbook_trial.py [--corpus clef|tts|DIR] [--modes "floor (default)"]
 
-The corpus is Clef's open-source employee handbook (bench/data/clef_handbook, MIT; see its
-README for the source and what was left out). The conversations in
-bench/data/clef_handbook_conversations.jsonl were written and labelled against the documents
-before the system's output on them was seen; nothing was tuned on them. Every conversation
+Two handbooks are bundled, each with its labelled conversations: Clef's open-source employee
+handbook (`--corpus clef`, the default: bench/data/clef_handbook, MIT), on which fixes have
+since been fitted, and the policy pages of the TTS Handbook (`--corpus tts`:
+bench/data/tts_handbook, US public domain and CC0), which nothing was fitted on, to check that
+a change measured on Clef generalises. Each folder's README gives the source and what was left
+out. Any other folder of documents works the same (`--corpus DIR`, its conversations in
+DIR_conversations.jsonl or `--conversations FILE`). The conversations were written and
+labelled against the documents before the system's output on them was seen. Every conversation
 runs through one stored session (`Assistant.session().ask`, the path of the CLI chat and of
 the HTTP service), so a follow-up resolves against the system's own earlier answers, as for
 a user. It reports, per behaviour mode (the modes of bench/real_documents.py):
@@ -17,7 +21,8 @@ a user. It reports, per behaviour mode (the modes of bench/real_documents.py):
   sentence already shown);
 - every failure, put in one category, with the standalone query, bindings and reply head.
 
-Results: bench/results/handbook_trial.{md,json}.
+Results: bench/results/handbook_trial.{md,json} (Clef), tts_handbook_trial.{md,json} (TTS),
+<DIR name>_trial.{md,json} otherwise, or `--out FILE`.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
+from handbook_corpora import CORPORA, Corpus, corpus_for, shown  # noqa: E402
 from real_documents import (  # noqa: E402
     ANSWERABLE,
     MODES,
@@ -55,11 +61,13 @@ from real_documents import (  # noqa: E402
 from tellmemore.assistant import Assistant  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 
-CORPUS = ROOT / "bench" / "data" / "clef_handbook"
-CONVERSATIONS = ROOT / "bench" / "data" / "clef_handbook_conversations.jsonl"
 NOT_DOCUMENTS = ("README.md", "LICENSE.md")
 """Files of the corpus folder that say where it came from; they are not ingested."""
-OUT = ROOT / "bench" / "results" / "handbook_trial"
+
+
+CORPUS = CORPORA["clef"].root
+CONVERSATIONS = CORPORA["clef"].conversations
+OUT = CORPORA["clef"].out
 LABELS = (ANSWERABLE, UNDERSPECIFIED, UNANSWERABLE)
 
 CATEGORIES = (
@@ -89,9 +97,9 @@ def load(path: Path = CONVERSATIONS) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def copy_corpus(target: Path) -> Path:
+def copy_corpus(target: Path, source: Path = CORPUS) -> Path:
     """The handbook's documents without the folder's own README and LICENSE."""
-    shutil.copytree(CORPUS, target, ignore=lambda _dir, names: set(names) & set(NOT_DOCUMENTS))
+    shutil.copytree(source, target, ignore=lambda _dir, names: set(names) & set(NOT_DOCUMENTS))
     return target
 
 
@@ -218,10 +226,12 @@ def labels(turn: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def rejudge(rows: list[dict[str, Any]], passages: dict[str, str]) -> list[dict[str, Any]]:
+def rejudge(
+    rows: list[dict[str, Any]], passages: dict[str, str], conversations: Path = CONVERSATIONS
+) -> list[dict[str, Any]]:
     """Stored replies judged again against the current labels (for a correction of the
     labels or the checks, not of the system)."""
-    turns = {(c["id"], i): t for c in load() for i, t in enumerate(c["turns"])}
+    turns = {(c["id"], i): t for c in load(conversations) for i, t in enumerate(c["turns"])}
     out: list[dict[str, Any]] = []
     shown: list[str] = []
     for row in rows:
@@ -299,11 +309,11 @@ def converse(
     return rows
 
 
-def run(modes: list[str]) -> dict[str, Any]:
-    conversations = load()
+def run(modes: list[str], source: Corpus) -> dict[str, Any]:
+    conversations = load(source.conversations)
     work = Path(tempfile.mkdtemp(prefix="tellmemore-handbook-"))
     try:
-        corpus = copy_corpus(work / "handbook")
+        corpus = copy_corpus(work / "handbook", source.root)
         assistant = Assistant.open(work / "project", settings=Settings())
         t0 = time.process_time()
         report = assistant.ingest([corpus])
@@ -323,6 +333,13 @@ def run(modes: list[str]) -> dict[str, Any]:
             text=True,
             check=False,
         ).stdout.strip(),
+        "corpus": {
+            "name": source.name,
+            "path": shown(source.root),
+            "conversations": shown(source.conversations),
+            "title": source.title,
+            "notes": shown(source.out) + "_notes.md",
+        },
         "documents": report.docs_added,
         "ingest_cpu_seconds": round(ingest_cpu, 1),
         **facts,
@@ -427,6 +444,12 @@ def render(payload: dict[str, Any]) -> str:
     modes = list(dict.fromkeys(r["mode"] for r in rows))
     first = [r for r in rows if r["mode"] == modes[0]]
     seconds = [r["seconds"] for r in first]
+    clef = CORPORA["clef"]
+    corpus = payload.get("corpus") or {
+        "path": shown(clef.root),
+        "title": clef.title,
+        "notes": shown(clef.out) + "_notes.md",
+    }
     lines = [
         "# A real employee handbook, tried turn by turn (not tuned on)",
         "",
@@ -435,7 +458,7 @@ def render(payload: dict[str, Any]) -> str:
         "```",
         "",
         f"System: tellmemore at commit {payload.get('commit') or '?'}. "
-        f"Corpus: bench/data/clef_handbook (Clef's MIT-licensed employee handbook, "
+        f"Corpus: {corpus['path']} ({corpus['title']}, "
         f"{payload['chunks']} chunks, ingest {payload['ingest_cpu_seconds']} s CPU). "
         f"{payload['conversations']} conversations, {len(first)} turns "
         f"({', '.join(f'{n} {lab}' for lab, n in Counter(r['label'] for r in first).items())}), "
@@ -462,7 +485,7 @@ def render(payload: dict[str, Any]) -> str:
         "shows Markdown/HTML markup: table tags, `[text](url)`, `**`, `_x_`; the web chat shows "
         "replies as plain text).",
         "",
-        "A hand-written reading, with examples: bench/results/handbook_trial_notes.md.",
+        f"A hand-written reading, with examples: {corpus['notes']}.",
         "",
         "## What each label's turns did",
         "",
@@ -515,23 +538,49 @@ def main() -> None:
         choices=[m for m, _ in MODES],
         help="behaviour modes to run (repeatable; default: all)",
     )
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--corpus",
+        default="clef",
+        help=f"a bundled corpus ({', '.join(CORPORA)}; default clef) or a folder of documents",
+    )
+    parser.add_argument(
+        "--conversations", type=Path, help="labelled conversations (default: the corpus's own)"
+    )
+    parser.add_argument(
+        "--out", type=Path, help="report path, without suffix (default: the corpus's)"
+    )
+    parser.add_argument("--title", help="how the report names the corpus")
     parser.add_argument(
         "--rejudge", action="store_true", help="re-run the checks over the stored --out .json"
     )
     args = parser.parse_args()
-    command = ".venv/bin/python bench/handbook_trial.py" + "".join(
-        f' --modes "{m}"' for m in args.modes or []
+    source = corpus_for(args.corpus)
+    source = Corpus(
+        source.name,
+        source.root,
+        args.conversations or source.conversations,
+        args.out or source.out,
+        args.title or source.title,
     )
+    if not source.conversations.is_file():
+        raise SystemExit(f"no labelled conversations at {source.conversations} (--conversations)")
+    command = ".venv/bin/python bench/handbook_trial.py"
+    if args.corpus != "clef":
+        command += f" --corpus {args.corpus}"
+    for flag in ("conversations", "out", "title"):
+        if getattr(args, flag):
+            command += f' --{flag} "{getattr(args, flag)}"'
+    command += "".join(f' --modes "{m}"' for m in args.modes or [])
+    out = source.out
     if args.rejudge:
-        payload = json.loads(args.out.with_suffix(".json").read_text())
-        payload["rows"] = rejudge(payload["rows"], payload["passages"])
+        payload = json.loads(out.with_suffix(".json").read_text())
+        payload["rows"] = rejudge(payload["rows"], payload["passages"], source.conversations)
         command = payload["command"]
     else:
-        payload = {"command": command, **run(args.modes or [])}
-    args.out.with_suffix(".json").write_text(json.dumps(payload, indent=1) + "\n")
-    args.out.with_suffix(".md").write_text(render(payload))
-    print(f"wrote {args.out.with_suffix('.md')}")
+        payload = {"command": command, **run(args.modes or [], source)}
+    out.with_suffix(".json").write_text(json.dumps(payload, indent=1) + "\n")
+    out.with_suffix(".md").write_text(render(payload))
+    print(f"wrote {out.with_suffix('.md')}")
 
 
 if __name__ == "__main__":

@@ -142,3 +142,23 @@ def test_trial_judge_puts_each_failure_in_its_category(monkeypatch: pytest.Monke
     assert verdict(shorter, ("It is 12 contiguous weeks, paid, every 5 years.",)) is None
     assert verdict(shorter, ("12 weeks.",)) == "answer edit"
     assert verdict(_row("How long?", "**12** weeks")) == "display"
+
+
+def test_trial_finds_each_corpus_and_any_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`--corpus` names a bundled corpus or a folder; its conversations and report path follow
+    from it, and a name that is neither is refused with the names it knows."""
+    trial = _trial(monkeypatch)
+    for name, (root, conversations) in CORPORA.items():
+        corpus = trial.corpus_for(name)
+        assert (corpus.root, corpus.conversations) == (root, conversations)
+        assert corpus.out.parent == ROOT / "bench" / "results"
+    assert trial.corpus_for("clef").out.name == "handbook_trial"
+    folder = tmp_path / "acme_handbook"
+    folder.mkdir()
+    corpus = trial.corpus_for(str(folder))
+    assert corpus.conversations == tmp_path / "acme_handbook_conversations.jsonl"
+    assert corpus.out.name == "acme_handbook_trial"
+    with pytest.raises(SystemExit, match="clef nor tts"):
+        trial.corpus_for(str(tmp_path / "missing"))

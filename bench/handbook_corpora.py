@@ -1,0 +1,69 @@
+"""The labelled document folders bench/handbook_trial.py can run on, and how to name one.
+
+Two are bundled: Clef's employee handbook (MIT), on which fixes have been fitted, and the
+TTS Handbook's policy pages (US public domain, CC0), which nothing was fitted on, to check
+that a change measured on the first generalises. Any folder of documents with labelled
+conversations beside it works the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "bench" / "data"
+RESULTS = ROOT / "bench" / "results"
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A folder of documents, its labelled conversations, where its report goes and how the
+    report names it."""
+
+    name: str
+    root: Path
+    conversations: Path
+    out: Path
+    title: str
+
+
+CORPORA = {
+    "clef": Corpus(
+        "clef",
+        DATA / "clef_handbook",
+        DATA / "clef_handbook_conversations.jsonl",
+        RESULTS / "handbook_trial",
+        "Clef's MIT-licensed employee handbook",
+    ),
+    "tts": Corpus(
+        "tts",
+        DATA / "tts_handbook",
+        DATA / "tts_handbook_conversations.jsonl",
+        RESULTS / "tts_handbook_trial",
+        "the TTS Handbook's policy pages, US public domain and CC0",
+    ),
+}
+"""The bundled corpora; `clef` is the default."""
+
+
+def corpus_for(name_or_dir: str) -> Corpus:
+    """A bundled corpus by name, or any folder of documents with its conversations beside it
+    (DIR_conversations.jsonl) and its report in bench/results/<folder name>_trial."""
+    if name_or_dir in CORPORA:
+        return CORPORA[name_or_dir]
+    root = Path(name_or_dir).resolve()
+    if not root.is_dir():
+        raise SystemExit(f"--corpus: {name_or_dir} is neither {' nor '.join(CORPORA)} nor a folder")
+    return Corpus(
+        root.name,
+        root,
+        root.parent / f"{root.name}_conversations.jsonl",
+        RESULTS / f"{root.name}_trial",
+        root.name,
+    )
+
+
+def shown(path: Path) -> str:
+    """A path as the report shows it: inside the repository when it is."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
