@@ -107,6 +107,9 @@ _RAISING = lexicon.words("raising")
 """"It seems NASA has ...": dummy unless "to" follows ("it seems to work": the thing)."""
 
 _PRONOUN_AFTER_DEMONSTRATIVE = lexicon.words("pronoun_after_demonstrative")
+_TAKES_BARE_VERB = lexicon.words("binding_do")
+"""After "can", "does", "will": "that" is the subject and the clause's last word its verb
+("how long can that last?"), not the demonstrative's noun."""
 _NOT_A_HEAD = FUNCTION_WORDS | COMMON_VERBS
 _PARTICLES = lexicon.words("particles")
 _SAYING = lexicon.words("saying")
@@ -241,8 +244,10 @@ def _referent_at(message: str, toks: list[Token], i: int) -> Referent | None:
             return None  # "is that true?", "That is too bad.": the last answer, no entity
         if nxt is None or gap:
             return _span(message, toks, i, i, ReferentKind.PRONOUN)
+        ends = nxt2 is None or gap2(message, toks, i + 1)
         if (
             nxt in _PRONOUN_AFTER_DEMONSTRATIVE
+            or (before is not None and before.low in _TAKES_BARE_VERB and ends)  # "can that last?"
             or phrasal
             or nxt in ("a", "an")
             or (nxt, nxt2)
