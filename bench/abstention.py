@@ -35,6 +35,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tellmemore.answer import phrase  # noqa: E402
 from tellmemore.answer.abstain import evidence_hits, lexical_coverage  # noqa: E402
 from tellmemore.answer.judge import Action, TurnEvidence, judge  # noqa: E402
 from tellmemore.answer.stated import value_share  # noqa: E402
@@ -67,8 +68,8 @@ def best_dense(hits: list[Hit]) -> float:
 def scores(
     domain: str, foreign: list[str], settings: Settings, embedder, data: Path, cache: Path
 ) -> dict:  # type: ignore[no-untyped-def]
-    """(fused cosine, question cosine, coverage, judged action, stated-value share) of each
-    follow-up, as typed and replaced."""
+    """(fused cosine, question cosine, coverage, judged action, stated-value share, the
+    phrase rule's verdict) of each follow-up, as typed and replaced."""
     dataset = load_dataset(data / domain)
     index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=cache)
     try:
@@ -76,7 +77,7 @@ def scores(
         context = ResolveContext(term_stats=index.term_stats, window=settings.conversation.window)
         resolver = EmbeddedResolver()
         followups = [t for t in dataset.turns if t.history]
-        out: dict[str, list[tuple[float, float, float, str, float]]] = {
+        out: dict[str, list[tuple[float, float, float, str, float, bool]]] = {
             "answerable": [],
             "out_of_scope": [],
         }
@@ -111,20 +112,37 @@ def scores(
                 )
                 question = next((q for q in asked if q.strip()), "")
                 share = value_share(question, own, index.term_stats).share
+                s = settings.retrieval
+                unstated = phrase.lacking(
+                    question,
+                    own,
+                    embedder.embed_documents,
+                    min_near=s.phrase_min_near,
+                    max_cos=s.phrase_max_cos,
+                )
                 out[case].append(
-                    (best_dense(result.hits), best_dense(own), cover, verdict.action.value, share)
+                    (
+                        best_dense(result.hits),
+                        best_dense(own),
+                        cover,
+                        verdict.action.value,
+                        share,
+                        unstated is not None,
+                    )
                 )
         return out
     finally:
         index.close()
 
 
-def abstains(case: tuple[float, float, float, str, float], rule: dict) -> bool:  # type: ignore[type-arg]
-    fused, own, cover, action, share = case
+def abstains(case: tuple[float, float, float, str, float, bool], rule: dict) -> bool:  # type: ignore[type-arg]
+    fused, own, cover, action, share, unstated = case
     if rule["evidence"] == "judged":
         return action != Action.ANSWER.value  # asked back or abstained: did not answer
     if rule.get("value") and share < rule["value"]:
         return True  # a question for a value no sentence about it states (answer.stated)
+    if rule.get("phrase") and unstated:
+        return True  # the passages holding its head noun never say its kind (answer.phrase)
     dense = fused if rule["evidence"] == "every phrasing" else own
     if dense >= rule["floor"]:
         return False
@@ -132,7 +150,7 @@ def abstains(case: tuple[float, float, float, str, float], rule: dict) -> bool: 
 
 
 def share(
-    cases: list[tuple[float, float, float, str, float]], rule: dict, *, abstain: bool
+    cases: list[tuple[float, float, float, str, float, bool]], rule: dict, *, abstain: bool
 ) -> float:  # type: ignore[type-arg]
     return sum(abstains(c, rule) == abstain for c in cases) / len(cases) if cases else 0.0
 
@@ -176,6 +194,14 @@ def main() -> None:
         }
         for v in VALUES
     ]
+    rules.append(
+        {
+            "evidence": "the question's phrasings + phrase rule (opt-in)",
+            "floor": configured[0],
+            "coverage": configured[1],
+            "phrase": True,
+        }
+    )
     rules.append({"evidence": "judged", "floor": None, "coverage": None})  # opt-in
     rows = []
     for d in measured:
@@ -222,7 +248,11 @@ def render(payload: dict) -> str:  # type: ignore[type-arg]
         f"{value}. The judged mode (`retrieval.abstention = "
         '"judged"`, opt-in, last row of each domain) is `answer.judge` with the shipped '
         "scorers (fitted on MTRAG-UN, whose conversations are not these) and the same "
-        "stated-value rule; there a turn that asks back counts as not answering. Run time "
+        "stated-value rule; there a turn that asks back counts as not answering. The phrase "
+        "rule (`retrieval.phrase`, opt-in) also abstains when the passages holding the "
+        "question's head noun never hold its modifier (`answer.phrase`, near "
+        f"{Settings().retrieval.phrase_min_near}, below cosine "
+        f"{Settings().retrieval.phrase_max_cos}). Run time "
         f"{payload['seconds']} s.",
         "",
         "| domain | cosine read over | floor | coverage rescue | stated value | "
@@ -241,7 +271,7 @@ def render(payload: dict) -> str:  # type: ignore[type-arg]
             )
             continue
         on = (
-            r["evidence"] != "every phrasing"
+            r["evidence"] == "the question's phrasings"
             and (
                 r["floor"],
                 r["coverage"],

@@ -153,6 +153,21 @@ class RetrievalSettings(_Section):
     (cosine): over a close passage a word it lacks is likelier another wording of it
     ("uptime guarantee" over "Uptime commitment", cosine 0.51)."""
 
+    phrase: bool = False
+    """Also abstain (both modes) when the question names a kind of thing by a modifier and
+    a head noun ("annual bonus", "phone stipend") and a top passage holds the head while
+    no passage holding it holds the modifier (nor a word `phrase_min_near` close to it),
+    while the best passage is below `phrase_max_cos`: "nothing about annual bonus"
+    (`answer.phrase`). Opt-in: held out it abstains on more unanswerable questions
+    everywhere (MTRAG-UN clapnq 2 -> 4 of 22, cloud 2 -> 4 of 36, Clef's handbook 4 -> 8
+    of 14, no added false abstention there) but adds false abstentions on MTRAG's
+    answerable cloud and govt follow-ups ("a certain browser", "a different method"),
+    bench/results/phrase_coverage.md."""
+    phrase_min_near: float = Field(default=0.6, ge=-1.0, le=1.01)
+    """A passage word at least this close (MiniLM, word to word) to the modifier holds it."""
+    phrase_max_cos: float = Field(default=0.45, ge=-1.0, le=1.0)
+    """The phrase rule reads only questions whose best passage is less close than this."""
+
     @field_validator("mode", mode="before")
     @classmethod
     def _mode(cls, v: Any) -> Any:

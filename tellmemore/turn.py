@@ -24,6 +24,7 @@ from tellmemore.answer import (
     extractive,
     focus,
     generate,
+    phrase,
     quote,
     stated,
 )
@@ -319,7 +320,7 @@ class TurnRunner:
         abstain (`answer.judge`); `retrieval.abstention = "floor"` keeps the global
         cosine floor for abstaining."""
         index = self.retriever.index
-        lost = self._missing_focus(result, asked, req)
+        lost = self._missing_focus(result, asked, req) or self._unstated_phrase(result, asked)
         if lost is not None:
             return Verdict(
                 Action.ABSTAIN, answerability.abstention(asked, result.hits, lacking=lost)
@@ -399,6 +400,18 @@ class TurnRunner:
             min_near=s.focus_min_near,
         )
         return focus.naming(question, lost) if lost else None
+
+    def _unstated_phrase(self, result: RetrievalResult, asked: Sequence[str]) -> str | None:
+        """The kind the question names that the passages holding its head noun never say
+        ("annual bonus" over the referral bonus); None when off or stated (`answer.phrase`)."""
+        s, question = self.settings.retrieval, next((q for q in asked if q.strip()), "")
+        if not s.phrase or not question or not result.hits:
+            return None
+        own = abstain.evidence_hits(result.hits, result.per_query, asked)
+        embed = self.retriever.embedder.embed_documents
+        return phrase.lacking(
+            question, own, embed, min_near=s.phrase_min_near, max_cos=s.phrase_max_cos
+        )
 
     def _resolve(
         self, message: str, history: list[Turn], req: TurnRequest

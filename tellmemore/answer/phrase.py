@@ -1,0 +1,134 @@
+"""Does the evidence state the thing the question names, or only its head noun?
+
+"what's the annual bonus?" over a passage on the referral bonus, "what about a phone
+stipend?" over the education stipend, "my home internet" over the company's Internet
+policy: the question's head noun ("bonus", "stipend") is in the passages, and the vectors
+are close, but the kind it asks about ("annual", "phone") is never said of it. A noun
+phrase of the question of exactly one modifier and a head (`focal_phrases`) is *unstated*
+when a top passage holds the head and no passage that holds the head holds the modifier:
+by its stem, another spelling of it (`focus._close_spelling`), or a word of the passage
+at least `min_near` close to it (MiniLM, word against word: "medical" holds "health").
+
+Only a two-word phrase is read (a longer one is more often a parse of a clause: "cross
+party line coalition", "stuck transient state"), and not one that opens a sentence of
+the question (there the first word is as often an adverb or a verb: "Briefly narrate
+...", "Recently BRICS ..."). The cosine ceiling, the nearness and the scope (a passage,
+not a sentence) were chosen on one data set and reported on the others
+(bench/phrase_coverage.py, bench/results/phrase_coverage.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tellmemore.answer import focus
+from tellmemore.conversation.text import content_words, stem
+from tellmemore.index.base import Vector
+from tellmemore.types import Hit
+
+PHRASE_HITS = 5
+"""Top passages read."""
+_SENTENCE_START = re.compile(r"(?:^|[.?!:;]\s+)[\"'(]*([A-Za-z])")
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A modifier and the head noun it says which kind of."""
+
+    modifier: str
+    head: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.modifier} {self.head}"
+
+
+def focal_phrases(question: str) -> list[Phrase]:
+    """The question's noun phrases of one modifier and a head (content words, the
+    question's asking words left out), except those opening one of its sentences."""
+    from tellmemore.conversation.phrases import phrases  # the parser loads the lexicon
+
+    starts = {m.start(1) for m in _SENTENCE_START.finditer(question)}
+    lowered = question.lower()
+    out: list[Phrase] = []
+    for p in phrases(question):
+        words = focus.candidates(p.text)
+        if len(words) != 2:
+            continue
+        at = lowered.find(p.text.lower())
+        if at in starts or at == 0:
+            continue
+        out.append(Phrase(words[0], words[1]))
+    return out
+
+
+def _passage_words(hit: Hit) -> list[str]:
+    c = hit.chunk
+    return content_words(f"{c.title}\n{' '.join(c.section)}\n{c.header}\n{c.text}")
+
+
+def _nearness(
+    embed: Callable[[list[str]], Vector] | None, words: Sequence[str], vocabulary: Sequence[str]
+) -> dict[str, dict[str, float]]:
+    """Each word's cosine to each vocabulary word (empty without an embedder)."""
+    if embed is None or not words or not vocabulary:
+        return {}
+    vectors = focus._cache_for(embed).get(embed, [*words, *vocabulary])
+    sims = vectors[len(words) :] @ vectors[: len(words)].T
+    return {
+        w: {v: float(s) for v, s in zip(vocabulary, np.asarray(sims[:, i]), strict=True)}
+        for i, w in enumerate(words)
+    }
+
+
+def unstated(
+    question: str,
+    hits: Sequence[Hit],
+    embed: Callable[[list[str]], Vector] | None,
+    *,
+    min_near: float,
+) -> Phrase | None:
+    """The first focal phrase whose head a top passage holds while no passage holding the
+    head holds its modifier; None when every such phrase is stated (or none is read)."""
+    wanted = focal_phrases(question)
+    top = list(hits[:PHRASE_HITS])
+    if not wanted or not top:
+        return None
+    passages = [_passage_words(h) for h in top]
+    vocabulary = sorted({w for ws in passages for w in ws if len(w) >= 3})
+    asked = sorted({w for p in wanted for w in (p.modifier, p.head)})
+    near = _nearness(embed, asked, vocabulary)
+
+    def holds(word: str, words: list[str], stems: set[str]) -> bool:
+        if stem(word) in stems or focus._close_spelling(word, [w for w in words if len(w) >= 3]):
+            return True
+        close = near.get(word, {})
+        return any(close.get(w, 0.0) >= min_near for w in words)
+
+    units = [(ws, {stem(w) for w in ws}) for ws in passages]
+    for p in wanted:
+        with_head = [(ws, st) for ws, st in units if holds(p.head, ws, st)]
+        if with_head and not any(holds(p.modifier, ws, st) for ws, st in with_head):
+            return p
+    return None
+
+
+def lacking(
+    question: str,
+    hits: Sequence[Hit],
+    embed: Callable[[list[str]], Vector] | None,
+    *,
+    min_near: float,
+    max_cos: float,
+) -> str | None:
+    """The unstated phrase as the question names it ("annual bonus"), read only when no
+    top passage is at least `max_cos` close (over a close passage a modifier it lacks is
+    likelier another wording); None when stated."""
+    if max((h.dense for h in hits if h.dense is not None), default=0.0) >= max_cos:
+        return None
+    found = unstated(question, hits, embed, min_near=min_near)
+    return found.text if found is not None else None

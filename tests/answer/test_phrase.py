@@ -1,0 +1,80 @@
+"""Abstain when the passages hold the question's head noun but never the kind it names
+(`answer.phrase`, opt-in: `retrieval.phrase`): a real SQLite index over the benefits of a
+real employee handbook (Clef's, bench/data/clef_handbook), the real MiniLM, the turn as a
+user runs it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tellmemore.answer import phrase
+
+BENEFITS = Path(__file__).resolve().parents[2] / "bench" / "data" / "clef_handbook"
+FOLDER = "Benefits and Perks"
+
+
+@pytest.fixture(scope="module")
+def benefits_docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("clef")
+    shutil.copytree(BENEFITS / FOLDER, root / "docs")
+    return root
+
+
+def _open(root: Path, minilm, **retrieval: object):  # type: ignore[no-untyped-def]
+    from tellmemore.assistant import Assistant
+    from tellmemore.config import Settings
+
+    name = "phrase" if retrieval else "default"
+    settings = Settings(project_dir=root / name, retrieval=retrieval)
+    assistant = Assistant(settings, embedder=minilm)
+    assistant.ingest([root / "docs"])
+    return assistant
+
+
+@pytest.fixture(scope="module")
+def handbook(benefits_docs: Path, minilm):  # type: ignore[no-untyped-def]
+    assistant = _open(benefits_docs, minilm, phrase=True)
+    yield assistant
+    assistant.close()
+
+
+def test_a_kind_of_bonus_the_handbook_does_not_offer_abstains_and_names_it(handbook) -> None:  # type: ignore[no-untyped-def]
+    """The referral bonus passage holds "bonus", never "annual"."""
+    answer = handbook.ask("what's the annual bonus?")
+    assert answer.abstained
+    assert "nothing about annual bonus" in answer.answer
+    assert "Referral Bonuses" in answer.answer  # what the documents do cover nearby
+    assert "Try asking" in answer.answer
+
+
+def test_the_kind_the_handbook_does_offer_answers(handbook) -> None:  # type: ignore[no-untyped-def]
+    answer = handbook.ask("How much is the referral bonus?")
+    assert not answer.abstained
+    assert "$5,000" in answer.answer
+
+
+def test_a_modifier_said_in_other_words_is_held(handbook) -> None:  # type: ignore[no-untyped-def]
+    """The insurance passage says "medical, dental, and vision", not "health"."""
+    answer = handbook.ask("What health insurance do we have?")
+    assert not answer.abstained
+
+
+def test_off_by_default(benefits_docs: Path, minilm) -> None:  # type: ignore[no-untyped-def]
+    assistant = _open(benefits_docs, minilm)
+    try:
+        assert not assistant.settings.retrieval.phrase
+        assert not assistant.ask("what's the annual bonus?").abstained
+    finally:
+        assistant.close()
+
+
+def test_focal_phrases_are_two_words_not_opening_a_sentence() -> None:
+    assert [p.text for p in phrase.focal_phrases("what about a phone stipend?")] == [
+        "phone stipend"
+    ]
+    # an opening word is as often an adverb or a verb; three words are more often a clause
+    assert phrase.focal_phrases("Briefly narrate the story of this novel.") == []
+    assert phrase.focal_phrases("What are some likely reasons for a stuck transient state?") == []
