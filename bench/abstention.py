@@ -266,7 +266,7 @@ def render(payload: dict) -> str:  # type: ignore[type-arg]
         if r["evidence"] == "judged":
             lines.append(
                 f"| {r['domain']} | judged: answer.judge, shipped scorers | – | – | "
-                f"{value} | {r['false_abstention']:.3f} ({wrong}/{n}) "
+                f"{value or 'off'} | {r['false_abstention']:.3f} ({wrong}/{n}) "
                 f"| {r['missed_abstention']:.3f} |"
             )
             continue
@@ -281,9 +281,9 @@ def render(payload: dict) -> str:  # type: ignore[type-arg]
         )
         b = "**" if on else ""
         cover = "off" if r["coverage"] is None else f"{r['coverage']:.2f}"
-        value = r.get("value") or "off"
+        stated = r.get("value") or "off"
         lines.append(
-            f"| {r['domain']} | {r['evidence']} | {r['floor']:.2f} | {cover} | {value} | "
+            f"| {r['domain']} | {r['evidence']} | {r['floor']:.2f} | {cover} | {stated} | "
             f"{b}{r['false_abstention']:.3f} ({wrong}/{n}){b} | "
             f"{b}{r['missed_abstention']:.3f}{b} |"
         )
