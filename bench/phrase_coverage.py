@@ -229,7 +229,7 @@ def main() -> None:
         rows += json.loads(path.read_text())["rows"]
     embed = load_embedder(settings.embedder).embed_documents
     collect(rows, embed)
-    cmd = ".venv/bin/python bench/phrase_coverage.py --dump " + " ".join(p.name for p in args.dump)
+    cmd = ".venv/bin/python bench/phrase_coverage.py --dump " + " ".join(str(p) for p in args.dump)
     text = report(rows, settings, args.max_false, cmd)
     text += f"\nCPU {time.process_time() - t0:.0f} s for {len(rows)} turns.\n"
     args.out.with_suffix(".md").write_text(text)
