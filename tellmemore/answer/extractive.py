@@ -13,10 +13,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from tellmemore.answer import edits, scoring, steps, superlatives
+from tellmemore.answer import edits, lists, scoring, selection, steps, superlatives
 from tellmemore.answer import legacy as legacy_ranking
 from tellmemore.answer.answer_types import AnswerType, amount_columns, asked_type
 from tellmemore.answer.legacy import Scored
+from tellmemore.answer.lists import listed_class
+from tellmemore.answer.selection import MAX_SENTENCES
 from tellmemore.answer.units import (  # noqa: F401 - LABELLED, LIST_MARKER, sentences re-exported
     LABELLED,
     LIST_MARKER,
@@ -25,12 +27,10 @@ from tellmemore.answer.units import (  # noqa: F401 - LABELLED, LIST_MARKER, sen
     sentences,
     units,
 )
-from tellmemore.answer.words import fold, terms
+from tellmemore.answer.words import terms
 from tellmemore.injection import quotable
 from tellmemore.types import Hit
 
-MAX_SENTENCES = 3
-"""At most this many sentences: enough to answer, short enough to read."""
 MAX_CHUNKS = 3
 """Only the best few chunks are quoted; lower ones are usually near-misses."""
 
@@ -44,16 +44,6 @@ class Extract:
     """A list item or table row: shown on a line of its own."""
     step: bool = False
     """A step of a procedure quoted whole from step 1: shown numbered."""
-
-
-_POINTS_AHEAD = re.compile(r"\b(?:below|the following|as follows)\b", re.IGNORECASE)
-
-MAX_ITEMS = 8
-"""Items of a list or table quoted after the sentence or heading that announces them."""
-_COUNT = re.compile(
-    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)\s+([A-Za-z][\w-]*)",
-    re.IGNORECASE,
-)
 
 
 _DAYS_OF = {
@@ -117,9 +107,9 @@ def best_sentences(
         chosen = legacy_ranking.choice(scored, MAX_SENTENCES)
     else:
         fitted = scorer or scoring.shipped()
-        scored = _fitted_scores(query, hits, chunk_units, embed, fitted)
+        scored, held = _fitted_scores(query, hits, chunk_units, embed, fitted)
         scored = _holding_the_identifier(scored, hits, query)
-        chosen = _fitted_choice(scored, fitted.threshold)
+        chosen = selection.choose(scored, fitted.threshold, held)
     top = max(s[0] for s in scored)
     row_named = None if legacy else _table_naming(query, hits)
     return _assemble(query, chosen, chunk_units, hits, q_terms, top, row_named)
@@ -156,15 +146,22 @@ def _fitted_scores(
     chunk_units: Sequence[Sequence[Unit]],
     embed: scoring.Embed | None,
     scorer: scoring.Scorer,
-) -> list[Scored]:
-    """Every candidate with the fitted scorer's probability that it belongs in the answer."""
+) -> tuple[list[Scored], dict[tuple[int, int], selection.Evidence]]:
+    """Every candidate with the fitted scorer's probability that it belongs in the answer,
+    and what each holds of the question (`selection.evidence`), by (chunk, unit)."""
     candidates = candidates_of(chunk_units)
     headers = [h.chunk.header or h.chunk.title or "" for h in hits[:MAX_CHUNKS]]
-    x = scoring.features(query, candidates, headers, asked_type(query), embed)
+    kind = asked_type(query)
+    x = scoring.features(query, candidates, headers, kind, embed)
     p = scorer.probabilities(x)
-    return [
+    scored = [
         (float(pi), c.hit_index, c.position, c.text) for pi, c in zip(p, candidates, strict=True)
     ]
+    held = {
+        (c.hit_index, c.position): e
+        for c, e in zip(candidates, selection.evidence(x, kind), strict=True)
+    }
+    return scored, held
 
 
 def candidates_of(chunk_units: Sequence[Sequence[Unit]]) -> list[scoring.Candidate]:
@@ -174,37 +171,6 @@ def candidates_of(chunk_units: Sequence[Sequence[Unit]]) -> list[scoring.Candida
         for hi, us in enumerate(chunk_units)
         for si, u in enumerate(us)
     ]
-
-
-def _fitted_choice(scored: list[Scored], threshold: float) -> list[Scored]:
-    """The best candidate, then the best of each other chunk, then the next best, as long
-    as their probability reaches `threshold`: an answer over two tiers quotes both
-    ("what escalation options do we have?" quoted the intro and Standard, not Enterprise,
-    and "the enterprise one" then had nothing to point back to)."""
-    ranked = sorted(scored, key=lambda s: (-s[0], s[1], s[2]))
-    chosen = [ranked[0]]
-    said = {_said(ranked[0][3])}
-
-    def fresh(cand: Scored) -> bool:
-        # the same sentence in two passages (a page and its copy) says nothing twice
-        return cand[0] >= threshold and _said(cand[3]) not in said
-
-    for cand in ranked[1:]:
-        if fresh(cand) and all(cand[1] != c[1] for c in chosen):
-            chosen.append(cand)
-            said.add(_said(cand[3]))
-    for cand in ranked[1:]:
-        if len(chosen) >= MAX_SENTENCES:
-            break
-        if fresh(cand) and cand not in chosen:
-            chosen.append(cand)
-            said.add(_said(cand[3]))
-    return chosen[:MAX_SENTENCES]
-
-
-def _said(sentence: str) -> str:
-    """A sentence's words, case and spacing aside: what tells two copies of it apart."""
-    return " ".join(re.findall(r"\w+", sentence.casefold()))
 
 
 def _assemble(
@@ -228,31 +194,43 @@ def _assemble(
         unit = chunk_units[hi][sj]
         if row_named is not None and unit.row and not row_named(hi, unit):
             return  # a row of a table the question does not name is padding
+        lead = lists.lead_in(chunk_units[hi], sj) if unit.item else None
+        if lead is not None and (hi, lead) not in quoted:
+            quoted.add((hi, lead))  # "It does not address:" before "- A fully remote employee"
+            out.append(Extract(chunk_units[hi][lead].text, hi, score))
         if (hi, sj) not in quoted:
             quoted.add((hi, sj))
             unit = chunk_units[hi][sj]
             out.append(Extract(unit.text, hi, score, item=unit.item, step=step))
 
     listing = listed_class(query)
+    kind = asked_type(query)
     for sc, hi, si, _ in chosen:
         us = chunk_units[hi]
         if us[si].item:
-            for sj in _procedure(us, si):  # a procedure's steps, all of them
+            for sj in lists.procedure(us, si):  # a procedure's steps, all of them
                 quote(hi, sj, sc, step=True)
-            if listing is not None and _lists(listing, us[si], header_terms[hi]):
-                for sj in _whole_list(us, si):  # "what are the plans?": every plan
+            if listing is not None and lists.lists(listing, us[si], header_terms[hi]):
+                for sj in lists.whole_list(us, si):  # "what are the plans?": every plan
                     quote(hi, sj, sc)
             quote(hi, si, sc)  # a lone item (a no-op when it was one of those steps)
             continue
         if si > 0 and _PRONOUN_OPENING.match(us[si].text) and not us[si - 1].item:
             quote(hi, si - 1, sc)  # "It includes two sites": what "it" is, said just before
+        par = selection.parallel(us, si, query, kind)  # "a cap of $5m", "a cap of $6m"
+        for sj in par:
+            if sj < si:
+                quote(hi, sj, sc)
         quote(hi, si, sc)
-        for sj in _announced_items(us, si, q_terms):
+        for sj in par:
+            if sj > si:
+                quote(hi, sj, sc)
+        for sj in lists.announced_items(us, si, q_terms):
             quote(hi, sj, sc)
     if listing is not None and not any(e.item for e in out):
         # "what are the API rate limits?" quoted three sentences about limits and not the
         # table of them: the list its section or labels name is the answer
-        named = _named_list(listing, chunk_units, header_terms)
+        named = lists.named_list(listing, chunk_units, header_terms)
         if named is not None:
             for sj in named[1]:
                 quote(named[0], sj, top)
@@ -360,78 +338,6 @@ def _named_rows_only(
     ]
 
 
-_MODIFIERS = r"(?:(?!(?:of|for|in|on|per|to|and|or)\s)[a-z][\w-]*\s+){0,2}"
-"""Up to two words before the listed noun ("the api rate limits"), none a preposition."""
-_LISTING = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        rf"^(?:what|which)\s+(?:are|were)\s+(?:all\s+)?(?:the\s+|your\s+)?{_MODIFIERS}"
-        r"(?P<noun>[a-z][\w-]*s)\b",
-        r"^(?:what|which)\s+(?:kinds?\s+of\s+|types?\s+of\s+)?(?P<noun>[a-z][\w-]*s)\s+"
-        r"(?:are\s+there|do\s+(?:you|we|they)\s+(?:have|offer)|does\s+.+\s+(?:have|offer))\b",
-        rf"^list\s+(?:all\s+)?(?:the\s+)?{_MODIFIERS}(?P<noun>[a-z][\w-]*s)\b",
-    )
-)
-"""A question that asks for a list: "what are the plans?", "which levels are there?",
-"what plans does the API have?", "list the steps". Not "what are the limits of Pro?"."""
-
-
-def listed_class(query: str) -> str | None:
-    """The class whose members `query` asks for ("plan" of "what are the plans?"), folded
-    like `terms`; None for a question about one thing."""
-    text = query.strip().rstrip("?.! ")
-    for pattern in _LISTING:
-        m = pattern.match(text)
-        if m is None:
-            continue
-        rest = text[m.end() :].strip().lower()
-        if rest and rest.split()[0] in ("of", "for", "in", "on", "per"):
-            return None  # "what are the limits of Pro?": a fact about Pro
-        return fold(m.group("noun").lower())
-    return None
-
-
-def _lists(noun: str, item: Unit, header: set[str]) -> bool:
-    """Whether `item`'s list is of `noun`s: its label ("Plan: Free; ...", "Level 1: ...")
-    or its section ("... > Escalation levels") names them. Release notes that mention plans
-    are no list of plans."""
-    return noun in header or noun in terms(label(item.text))
-
-
-def _named_list(
-    noun: str, chunk_units: Sequence[Sequence[Unit]], header_terms: Sequence[set[str]]
-) -> tuple[int, list[int]] | None:
-    """(chunk, its items) of the first list among the quoted chunks that is of `noun`s."""
-    for hi, us in enumerate(chunk_units):
-        first = next((j for j, u in enumerate(us) if u.item), None)
-        if first is not None and _lists(noun, us[first], header_terms[hi]):
-            return hi, _whole_list(us, first)
-    return None
-
-
-def _whole_list(us: Sequence[Unit], si: int) -> list[int]:
-    """Every item of the list or table holding item `si`, at most MAX_ITEMS, in order."""
-    start = si
-    while start > 0 and us[start - 1].item and si - start < MAX_ITEMS - 1:
-        start -= 1
-    end = si + 1
-    while end < len(us) and us[end].item and end - start < MAX_ITEMS:
-        end += 1
-    return list(range(start, end))
-
-
-def _procedure(us: Sequence[Unit], si: int) -> list[int]:
-    """All steps of the numbered list holding step `si` when the list opens its chunk (its
-    section heading announces it: "Connect your first two sites" then steps 1-7): step 3
-    quoted alone answered "how do I connect my sites?"."""
-    if si >= MAX_ITEMS or not all(u.step for u in us[: si + 1]):
-        return []
-    end = si
-    while end < len(us) and us[end].step and end < MAX_ITEMS:
-        end += 1
-    return list(range(end))
-
-
 def _superlative_first(
     query: str, chunk_units: Sequence[Sequence[Unit]], out: list[Extract]
 ) -> list[Extract]:
@@ -445,33 +351,3 @@ def _superlative_first(
     score = max((e.score for e in out), default=0.0)
     others = [e for e in out if superlatives.parse_row(e.sentence) is None]
     return [Extract(sentence=picked, hit_index=hit_index, score=score), *others]
-
-
-def _announced_items(us: Sequence[Unit], si: int, q_terms: set[str]) -> list[int]:
-    """The items right after unit `si` when it, or a sentence between it and them,
-    announces them ("... works with any router. The models below are tested ...")."""
-    items = _items_after(us, si)
-    if items and any(_announces(us[j].text, q_terms) for j in range(si, items[0])):
-        return items
-    return []
-
-
-def _announces(sentence: str, q_terms: set[str]) -> bool:
-    """ "Cloud Connect is sold in three plans.", "Three steps:", "The models below are
-    tested" for a question about plans, steps or routers: the list that follows is the
-    answer."""
-    if sentence.rstrip().endswith(":") or _POINTS_AHEAD.search(sentence):
-        return True
-    return any(fold(m.group(1).lower()) in q_terms for m in _COUNT.finditer(sentence))
-
-
-def _items_after(us: Sequence[Unit], si: int) -> list[int]:
-    """The list items or table rows right after unit `si` (a couple of sentences may sit
-    between the announcement and its list), at most MAX_ITEMS."""
-    start = next((j for j in range(si + 1, min(si + 4, len(us))) if us[j].item), None)
-    if start is None:
-        return []
-    end = start
-    while end < len(us) and us[end].item and end - start < MAX_ITEMS:
-        end += 1
-    return list(range(start, end))

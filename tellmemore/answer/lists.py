@@ -1,0 +1,132 @@
+"""Lists in a quoted chunk: which question asks for one, which list is of the asked
+class, a procedure's steps, the items a sentence announces and the line that leads a
+list in ("It does not address:"), so an item is never quoted without what it is a list of.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tellmemore.answer.units import Unit, label
+from tellmemore.answer.words import fold, terms
+
+_POINTS_AHEAD = re.compile(r"\b(?:below|the following|as follows)\b", re.IGNORECASE)
+
+MAX_ITEMS = 8
+"""Items of a list or table quoted after the sentence or heading that announces them."""
+_COUNT = re.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)\s+([A-Za-z][\w-]*)",
+    re.IGNORECASE,
+)
+
+
+_MODIFIERS = r"(?:(?!(?:of|for|in|on|per|to|and|or)\s)[a-z][\w-]*\s+){0,2}"
+"""Up to two words before the listed noun ("the api rate limits"), none a preposition."""
+_LISTING = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        rf"^(?:what|which)\s+(?:are|were)\s+(?:all\s+)?(?:the\s+|your\s+)?{_MODIFIERS}"
+        r"(?P<noun>[a-z][\w-]*s)\b",
+        r"^(?:what|which)\s+(?:kinds?\s+of\s+|types?\s+of\s+)?(?P<noun>[a-z][\w-]*s)\s+"
+        r"(?:are\s+there|do\s+(?:you|we|they)\s+(?:have|offer)|does\s+.+\s+(?:have|offer))\b",
+        rf"^list\s+(?:all\s+)?(?:the\s+)?{_MODIFIERS}(?P<noun>[a-z][\w-]*s)\b",
+    )
+)
+"""A question that asks for a list: "what are the plans?", "which levels are there?",
+"what plans does the API have?", "list the steps". Not "what are the limits of Pro?"."""
+
+
+def listed_class(query: str) -> str | None:
+    """The class whose members `query` asks for ("plan" of "what are the plans?"), folded
+    like `terms`; None for a question about one thing."""
+    text = query.strip().rstrip("?.! ")
+    for pattern in _LISTING:
+        m = pattern.match(text)
+        if m is None:
+            continue
+        rest = text[m.end() :].strip().lower()
+        if rest and rest.split()[0] in ("of", "for", "in", "on", "per"):
+            return None  # "what are the limits of Pro?": a fact about Pro
+        return fold(m.group("noun").lower())
+    return None
+
+
+def lists(noun: str, item: Unit, header: set[str]) -> bool:
+    """Whether `item`'s list is of `noun`s: its label ("Plan: Free; ...", "Level 1: ...")
+    or its section ("... > Escalation levels") names them. Release notes that mention plans
+    are no list of plans."""
+    return noun in header or noun in terms(label(item.text))
+
+
+def named_list(
+    noun: str, chunk_units: Sequence[Sequence[Unit]], header_terms: Sequence[set[str]]
+) -> tuple[int, list[int]] | None:
+    """(chunk, its items) of the first list among the quoted chunks that is of `noun`s."""
+    for hi, us in enumerate(chunk_units):
+        first = next((j for j, u in enumerate(us) if u.item), None)
+        if first is not None and lists(noun, us[first], header_terms[hi]):
+            return hi, whole_list(us, first)
+    return None
+
+
+def whole_list(us: Sequence[Unit], si: int) -> list[int]:
+    """Every item of the list or table holding item `si`, at most MAX_ITEMS, in order."""
+    start = si
+    while start > 0 and us[start - 1].item and si - start < MAX_ITEMS - 1:
+        start -= 1
+    end = si + 1
+    while end < len(us) and us[end].item and end - start < MAX_ITEMS:
+        end += 1
+    return list(range(start, end))
+
+
+def procedure(us: Sequence[Unit], si: int) -> list[int]:
+    """All steps of the numbered list holding step `si` when the list opens its chunk (its
+    section heading announces it: "Connect your first two sites" then steps 1-7): step 3
+    quoted alone answered "how do I connect my sites?"."""
+    if si >= MAX_ITEMS or not all(u.step for u in us[: si + 1]):
+        return []
+    end = si
+    while end < len(us) and us[end].step and end < MAX_ITEMS:
+        end += 1
+    return list(range(end))
+
+
+def lead_in(us: Sequence[Unit], sj: int) -> int | None:
+    j = sj
+    while j > 0 and us[j - 1].item:
+        j -= 1
+    if j > 0 and not us[j - 1].item and us[j - 1].text.rstrip().endswith(":"):
+        return j - 1
+    return None
+
+
+def announced_items(us: Sequence[Unit], si: int, q_terms: set[str]) -> list[int]:
+    """The items right after unit `si` when it, or a sentence between it and them,
+    announces them ("... works with any router. The models below are tested ...")."""
+    items = _items_after(us, si)
+    if items and any(_announces(us[j].text, q_terms) for j in range(si, items[0])):
+        return items
+    return []
+
+
+def _announces(sentence: str, q_terms: set[str]) -> bool:
+    """ "Cloud Connect is sold in three plans.", "Three steps:", "The models below are
+    tested" for a question about plans, steps or routers: the list that follows is the
+    answer."""
+    if sentence.rstrip().endswith(":") or _POINTS_AHEAD.search(sentence):
+        return True
+    return any(fold(m.group(1).lower()) in q_terms for m in _COUNT.finditer(sentence))
+
+
+def _items_after(us: Sequence[Unit], si: int) -> list[int]:
+    """The list items or table rows right after unit `si` (a couple of sentences may sit
+    between the announcement and its list), at most MAX_ITEMS."""
+    start = next((j for j in range(si + 1, min(si + 4, len(us))) if us[j].item), None)
+    if start is None:
+        return []
+    end = start
+    while end < len(us) and us[end].item and end - start < MAX_ITEMS:
+        end += 1
+    return list(range(start, end))

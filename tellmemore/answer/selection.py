@@ -1,0 +1,166 @@
+"""Which of the scored sentences an answer quotes, and which lines come with them.
+
+The fitted scorer (`answer.scoring`) ranks; its weights were fitted on MTRAG's long
+reference answers, which retell the opening of the top passage, so by rank alone the
+answer often quotes a passage's opening and the next passage's best sentence, and misses
+the sentence that holds what was asked ("how does sick leave accrue?" quoted the vacation
+sentence; "what's the discount on the convertible note?" never quoted "20%"). So the
+choice also asks, of the sentences the scorer finds worth quoting:
+
+- *the asked words*: the sentence holding most of the question's words (weighted by their
+  rarity among the candidates: the scorer's `idf` feature) is quoted when no chosen
+  sentence holds as much;
+- *the asked kind*: for "how many / how much / how long / when", the sentence that states
+  a value of that kind and holds most of the asked words is quoted when no chosen one
+  does.
+
+Either takes the place of the chosen sentence least similar to the question (MiniLM),
+never the first, and only when it is at least as similar as that one: a sentence that
+shares a rare word and is about something else ("For more information ...") does not.
+Held out on MTRAG (bench/results/extractive_answers.md) and on the Clef handbook
+(bench/results/handbook_trial.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tellmemore.answer import scoring
+from tellmemore.answer.answer_types import VALUE_KINDS, AnswerType, holds
+from tellmemore.answer.legacy import Scored
+from tellmemore.answer.units import Unit
+
+MAX_SENTENCES = 3
+"""At most this many sentences: enough to answer, short enough to read."""
+MAX_PARALLEL = 4
+"""Lines quoted beside a chosen one because they state the same for another case."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a candidate holds of the question, beside its score."""
+
+    coverage: float
+    """The question's words it holds, weighted by rarity, relative to the best candidate."""
+    typed: bool
+    """It states a value of the kind a value question asks for (and shares a word)."""
+    cosine: float
+    """The embedder's similarity of candidate and question."""
+
+
+def evidence(x: np.ndarray, kind: AnswerType | None) -> list[Evidence]:
+    """Each candidate's evidence, read from its row of the scorer's features `x`."""
+    col = {name: i for i, name in enumerate(scoring.FEATURES)}
+    value = kind in VALUE_KINDS
+    return [
+        Evidence(
+            coverage=float(row[col["idf"]]),
+            typed=value and bool(row[col["answer_type"]]),
+            cosine=float(row[col["cosine"]]),
+        )
+        for row in x
+    ]
+
+
+def choose(
+    scored: Sequence[Scored], threshold: float, held: dict[tuple[int, int], Evidence]
+) -> list[Scored]:
+    """The sentences to quote: ranked (`ranked`), then the asked words and the asked kind
+    brought in (see the module docstring). `held` maps (chunk, unit) to its evidence; a
+    candidate missing from it is taken for one without evidence."""
+    chosen = ranked(scored, threshold)
+    none = Evidence(0.0, False, 0.0)
+
+    def ev(c: Scored) -> Evidence:
+        return held.get((c[1], c[2]), none)
+
+    worth = [c for c in scored if c[0] >= threshold]
+    said = {_said(c[3]) for c in chosen}
+    fixed = {(chosen[0][1], chosen[0][2])}
+
+    def bring(c: Scored) -> None:
+        if c in chosen or _said(c[3]) in said:
+            return
+        if len(chosen) < MAX_SENTENCES:
+            chosen.append(c)
+        else:
+            movable = [d for d in chosen if (d[1], d[2]) not in fixed]
+            if not movable:
+                return
+            weakest = min(movable, key=lambda d: (ev(d).cosine, d[0]))
+            if ev(c).cosine < ev(weakest).cosine:
+                return
+            chosen[chosen.index(weakest)] = c
+        said.add(_said(c[3]))
+        fixed.add((c[1], c[2]))
+
+    if worth:
+        most = max(ev(c).coverage for c in worth)
+        if most > 0 and all(ev(c).coverage < most for c in chosen):
+            bring(max(worth, key=lambda c: (ev(c).coverage, ev(c).typed, c[0])))
+    typed = [c for c in worth if ev(c).typed and ev(c).coverage > 0]
+    if typed:
+        best = max(typed, key=lambda c: (ev(c).coverage, c[0]))
+        if not any(ev(c).typed and ev(c).coverage >= ev(best).coverage for c in chosen):
+            bring(best)
+    return chosen
+
+
+def ranked(scored: Sequence[Scored], threshold: float) -> list[Scored]:
+    """The best candidate, then the best of each other chunk, then the next best, as long
+    as their probability reaches `threshold`: an answer over two tiers quotes both
+    ("what escalation options do we have?" quoted the intro and Standard, not Enterprise,
+    and "the enterprise one" then had nothing to point back to)."""
+    order = sorted(scored, key=lambda s: (-s[0], s[1], s[2]))
+    chosen = [order[0]]
+    said = {_said(order[0][3])}
+
+    def fresh(cand: Scored) -> bool:
+        # the same sentence in two passages (a page and its copy) says nothing twice
+        return cand[0] >= threshold and _said(cand[3]) not in said
+
+    for cand in order[1:]:
+        if fresh(cand) and all(cand[1] != c[1] for c in chosen):
+            chosen.append(cand)
+            said.add(_said(cand[3]))
+    for cand in order[1:]:
+        if len(chosen) >= MAX_SENTENCES:
+            break
+        if fresh(cand) and cand not in chosen:
+            chosen.append(cand)
+            said.add(_said(cand[3]))
+    return chosen[:MAX_SENTENCES]
+
+
+def _said(sentence: str) -> str:
+    """A sentence's words, case and spacing aside: what tells two copies of it apart."""
+    return " ".join(re.findall(r"\w+", sentence.casefold()))
+
+
+def parallel(us: Sequence[Unit], si: int, query: str, kind: AnswerType | None) -> list[int]:
+    """The lines right before and after unit `si` that state the same thing for another
+    case, when the question asks for a value: each states a value of the asked kind and
+    holds the same words of the question ("$175,000 was raised on notes with a cap of $5m"
+    and "... with a cap of $6m" for "what are the caps?"). One of them alone reads as the
+    whole answer."""
+    if kind not in VALUE_KINDS or not holds(us[si].text, kind):
+        return []
+    asked = scoring.content_stems(query)
+    own = asked & scoring.content_stems(us[si].text)
+    if not own:
+        return []
+
+    def same(j: int) -> bool:
+        return holds(us[j].text, kind) and (asked & scoring.content_stems(us[j].text)) == own
+
+    out: list[int] = []
+    for step in (-1, 1):
+        j = si + step
+        while 0 <= j < len(us) and same(j) and len(out) < MAX_PARALLEL:
+            out.append(j)
+            j += step
+    return sorted(out)

@@ -1,0 +1,139 @@
+"""Which sentences the offline answer quotes, over passages of the Clef handbook
+(bench/data/clef_handbook) with the real MiniLM: the sentence holding what was asked, the
+value a "how many" question asks for, a list with its lead-in line, parallel lines
+together. Each case failed before `answer.selection` (bench/results/handbook_trial.md)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tellmemore.answer import extractive, selection
+from tellmemore.answer.units import Unit
+from tellmemore.testing.conformance import make_chunk
+from tellmemore.types import Hit
+
+CORPUS = Path(__file__).resolve().parents[2] / "bench" / "data" / "clef_handbook"
+
+
+def _paragraphs(path: str) -> list[str]:
+    """The document's paragraphs (blank-line separated), headings left out."""
+    text = (CORPUS / path).read_text(encoding="utf-8")
+    return [p.strip() for p in text.split("\n\n") if p.strip() and not p.startswith("#")]
+
+
+def _section(path: str, heading: str) -> str:
+    """The text under the document's "## heading", up to the next heading."""
+    text = (CORPUS / path).read_text(encoding="utf-8")
+    after = re.split(rf"^##\s*{re.escape(heading)}\n", text, maxsplit=1, flags=re.M)[1]
+    return after.split("\n#", 1)[0].strip()
+
+
+def _hits(*passages: tuple[str, str]) -> list[Hit]:
+    """Hits in rank order, each ("Title > Section", text) headed as the chunker heads a
+    chunk."""
+    hits = []
+    for i, (header, text) in enumerate(passages):
+        title, *section = header.split(" > ")
+        chunk = make_chunk(f"p{i}", f"{header}\n\n{text}", title=title, section=tuple(section))
+        hits.append(Hit(chunk=chunk, score=1.0 - i / 10, rank=i + 1))
+    return hits
+
+
+def _answer(query: str, hits: list[Hit], minilm) -> str:  # type: ignore[no-untyped-def]
+    quoted = extractive.best_sentences(query, hits, embed=minilm.embed_documents)
+    return "\n".join(e.sentence for e in quoted)
+
+
+def test_the_sentence_holding_every_asked_word_is_quoted(minilm) -> None:  # type: ignore[no-untyped-def]
+    """The top passage opens on vacation; the accrual of sick leave is its third
+    sentence, and the scorer's rank alone quoted the opening and the next passages."""
+    vacation = _paragraphs("Benefits and Perks/Vacation and Sick Leave.md")
+    sabbatical = _paragraphs("Benefits and Perks/Sabbatical.md")
+    hits = _hits(
+        ("Vacation and Sick Leave", "\n\n".join(vacation[:2])),
+        ("Vacation and Sick Leave", "\n\n".join(vacation[2:])),
+        ("Sabbatical", "\n\n".join(sabbatical[-2:])),
+    )
+    answer = _answer("how does sick leave accrue?", hits, minilm)
+    assert "1 hour of sick leave for every 30 hours" in answer
+
+
+def test_a_how_many_question_quotes_the_count(minilm) -> None:  # type: ignore[no-untyped-def]
+    """The grant's paragraph opens on the count and goes on to "4,663 more options" for
+    a lower salary; the equity guide says how grants work. Rank alone quoted the 4,663."""
+    equity = "Hiring Documents/Guide to Your Equity.md"
+    hits = _hits(
+        (
+            "Salary and Equity Compensation",
+            _section("Employment Policies/Salary and Equity Compensation.md", "Equity"),
+        ),
+        ("Guide to Your Equity > Dilution", _section(equity, "Dilution")),
+        ("Guide to Your Equity > Stock Options", _section(equity, "Stock Options")),
+    )
+    answer = _answer("How many stock options do new employees get?", hits, minilm)
+    assert "41,963" in answer
+
+
+def test_a_list_item_comes_with_its_lead_in(minilm) -> None:  # type: ignore[no-untyped-def]
+    """ "- A fully remote employee" alone reads as "yes, covered"; the list is of what the
+    policy does NOT address."""
+    remote = (CORPUS / "Employment Policies/Working Remotely.md").read_text(encoding="utf-8")
+    scope = remote.split("## Scope", 1)[1].split("\n## ", 1)[0].strip()
+    hits = _hits(("Working Remotely > Scope", scope))
+    answer = _answer("does this policy cover fully remote employees?", hits, minilm)
+    assert "A fully remote employee" in answer
+    assert answer.index("It does not address:") < answer.index("A fully remote employee")
+
+
+def test_parallel_lines_answer_together(minilm) -> None:  # type: ignore[no-untyped-def]
+    """Two notes, two caps, one line each: quoting one reads as the only cap."""
+    notes = _section("Hiring Documents/Guide to Your Equity.md", "Outstanding Convertible Notes")
+    explained, fundraise = notes.split("For Clef’s fundraise:")
+    header = "Guide to Your Equity > Outstanding Convertible Notes"
+    hits = _hits((header, "For Clef’s fundraise:" + fundraise), (header, explained))
+    answer = _answer("what's the caps on the convertible note?", hits, minilm)
+    assert "cap of $5m" in answer and "cap of $6m" in answer
+
+
+def _scored(*rows: tuple[float, int, int]) -> list[tuple[float, int, int, str]]:
+    return [(p, hi, si, f"sentence {hi}.{si}") for p, hi, si in rows]
+
+
+def test_the_asked_words_displace_the_least_similar_sentence_never_the_first() -> None:
+    scored = _scored((0.5, 0, 0), (0.4, 1, 0), (0.3, 2, 0), (0.2, 0, 2))
+    held = {
+        (0, 0): selection.Evidence(0.3, False, 0.2),
+        (1, 0): selection.Evidence(0.5, False, 0.6),
+        (2, 0): selection.Evidence(0.4, False, 0.3),
+        (0, 2): selection.Evidence(1.0, False, 0.5),
+    }
+    chosen = selection.choose(scored, 0.1, held)
+    assert [(c[1], c[2]) for c in chosen] == [(0, 0), (1, 0), (0, 2)]
+
+
+def test_a_sentence_less_like_the_question_displaces_nothing() -> None:
+    scored = _scored((0.5, 0, 0), (0.4, 1, 0), (0.3, 2, 0), (0.2, 0, 2))
+    held = {
+        (0, 0): selection.Evidence(0.3, False, 0.6),
+        (1, 0): selection.Evidence(0.5, False, 0.6),
+        (2, 0): selection.Evidence(0.4, False, 0.5),
+        (0, 2): selection.Evidence(1.0, False, 0.1),  # "For more information ..."
+    }
+    chosen = selection.choose(scored, 0.1, held)
+    assert [(c[1], c[2]) for c in chosen] == [(0, 0), (1, 0), (2, 0)]
+
+
+def test_parallel_needs_a_value_of_the_asked_kind_and_the_same_words() -> None:
+    from tellmemore.answer.answer_types import asked_type
+
+    us = [
+        Unit("For the fundraise:"),
+        Unit("$175,000 was raised on notes with a cap of $5m"),
+        Unit("$1,683,555 was raised on notes with a cap of $6m"),
+        Unit("The discount is 20% on every note."),
+    ]
+    query = "what is the cap on the notes?"
+    assert selection.parallel(us, 1, query, asked_type(query)) == [2]
+    other = "who holds the notes?"
+    assert selection.parallel(us, 1, other, asked_type(other)) == []
