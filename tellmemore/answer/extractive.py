@@ -234,7 +234,24 @@ def _assemble(
         if named is not None:
             for sj in named[1]:
                 quote(named[0], sj, top)
-    return _superlative_first(query, chunk_units, out)
+    return _superlative_first(query, chunk_units, _headed(query, out, hits))
+
+
+def _headed(query: str, out: list[Extract], hits: Sequence[Hit]) -> list[Extract]:
+    """`out` with a chunk's telling heading (`selection.telling_headings`) before its
+    first quoted sentence."""
+    quoted: dict[int, list[str]] = {}
+    for e in out:
+        quoted.setdefault(e.hit_index, []).append(e.sentence)
+    sections = [h.chunk.section for h in hits[:MAX_CHUNKS]]
+    headings = selection.telling_headings(query, quoted, sections)
+    headed: list[Extract] = []
+    for e in out:
+        heading = headings.pop(e.hit_index, None)
+        if heading is not None:
+            headed.append(Extract(heading, e.hit_index, e.score))
+        headed.append(e)
+    return headed
 
 
 def _table_naming(query: str, hits: Sequence[Hit]) -> Callable[[int, Unit], bool]:

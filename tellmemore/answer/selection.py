@@ -164,3 +164,29 @@ def parallel(us: Sequence[Unit], si: int, query: str, kind: AnswerType | None) -
             out.append(j)
             j += step
     return sorted(out)
+
+
+_STATEMENT = re.compile(r"[.!?]$|\d")
+"""A heading that says something: a sentence ("Our mission is to ... online.") or one
+that states a value ("Technical Interview — 2 Hour")."""
+
+
+def telling_headings(
+    query: str, quoted: dict[int, list[str]], sections: Sequence[Sequence[str]]
+) -> dict[int, str]:
+    """The heading to quote before chunk i's sentences (`quoted[i]`): the chunk's own
+    heading, when it says something (`_STATEMENT`) and holds a word of the question that
+    none of those sentences holds. "What's the company's mission?" is answered by the
+    heading "Our mission is to empower everyone to own their identity online."; the chunk's
+    sentences only go on from it. `sections[i]` is chunk i's section path."""
+    asked = scoring.content_stems(query)
+    out: dict[int, str] = {}
+    for hi, sentences in quoted.items():
+        path = sections[hi] if hi < len(sections) else ()
+        heading = path[-1].strip() if path else ""
+        if not heading or not _STATEMENT.search(heading):
+            continue
+        said = set().union(*(scoring.content_stems(s) for s in sentences))
+        if (scoring.content_stems(heading) & asked) - said:
+            out[hi] = heading
+    return out

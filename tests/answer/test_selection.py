@@ -96,6 +96,26 @@ def test_parallel_lines_answer_together(minilm) -> None:  # type: ignore[no-unty
     assert "cap of $5m" in answer and "cap of $6m" in answer
 
 
+def test_a_heading_that_states_the_answer_is_quoted(minilm) -> None:  # type: ignore[no-untyped-def]
+    """The mission is stated in the section heading; the body only goes on from it."""
+    heading = "Our mission is to empower everyone to own their identity online."
+    body = _section("Mission Statement.md", heading)
+    hits = _hits((f"Mission Statement > {heading}", body))
+    answer = _answer("What's the company's mission?", hits, minilm)
+    assert answer.startswith(heading)
+
+
+def test_a_heading_that_says_nothing_or_adds_no_asked_word_is_not_quoted() -> None:
+    sections = [("Scope",), ("Our mission is to own identity online.",)]
+    quoted = {0: ["This policy covers the scope of remote work."], 1: ["We build identity."]}
+    assert selection.telling_headings("what is the scope?", quoted, sections) == {}
+    assert selection.telling_headings("what is our mission?", quoted, sections) == {
+        1: "Our mission is to own identity online."
+    }
+    quoted[1].append("Our mission matters.")
+    assert selection.telling_headings("what is our mission?", quoted, sections) == {}
+
+
 def _scored(*rows: tuple[float, int, int]) -> list[tuple[float, int, int, str]]:
     return [(p, hi, si, f"sentence {hi}.{si}") for p, hi, si in rows]
 
