@@ -13,12 +13,19 @@ written.
 from __future__ import annotations
 
 import functools
+import re
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 _MARKS = frozenset("*_`[]<>\\!")
 """Characters without which a text holds no inline markup: the common case skips parsing."""
+
+
+_TEMPLATED_TARGET = re.compile(r"\]\(\s*\{[{%][^()\n]*\)")
+"""A link whose target is a site generator's template tag ("[the donated leave
+program]({% page "/travel-and-leave/..." %})", Jekyll/Liquid): not a CommonMark link (its
+target holds spaces), so it was quoted raw; its text is what it says."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -31,7 +38,7 @@ def plain_text(text: str) -> str:
     plain text; text without markup comes back unchanged."""
     if not _MARKS.intersection(text):
         return text
-    tokens = _parser().parseInline(text)
+    tokens = _parser().parseInline(_TEMPLATED_TARGET.sub("](#)", text))
     out: list[str] = []
     for block in tokens:
         _render(block.children or [], out)

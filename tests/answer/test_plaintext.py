@@ -21,6 +21,14 @@ def test_links_keep_their_text_and_marks_go() -> None:
     )
 
 
+def test_links_to_site_generator_templates_keep_their_text() -> None:
+    """Handbooks built with Jekyll link through Liquid tags, which CommonMark does not read
+    as link targets (they hold spaces): the TTS handbook's answers showed them raw."""
+    liquid = 'enroll in the [donated leave program]({% page "/travel-and-leave/vltp/" %}). [1]'
+    assert plain_text(liquid) == "enroll in the donated leave program. [1]"
+    assert plain_text("see [FMLA]({{ site.baseurl }}/fmla/) first") == "see FMLA first"
+
+
 def test_text_without_markup_is_unchanged() -> None:
     for text in (
         "Use snake_case_name and 5 * 3 = 15 for a $5m cap.",
