@@ -89,6 +89,8 @@ def find_ellipsis(message: str) -> Ellipsis | None:
             if _is_full_question(fragment):
                 return None  # "no, I meant which series was best?": a question of its own
             fragment = re.sub(r",?\s+(?:rather|instead)$", "", fragment, flags=re.IGNORECASE)
+            # "I meant a training course, not a conference": what is meant, without what is not
+            fragment = _CONTRAST.sub("", fragment) or fragment
         if kind is None:
             kind = _fragment_kind(fragment)
         if _is_full_question(fragment) and (
@@ -100,6 +102,12 @@ def find_ellipsis(message: str) -> Ellipsis | None:
             return None
         return Ellipsis(opener=opener, fragment=fragment, kind=kind)
     return _prepositional_fragment(text) or _wh_fragment(text)
+
+
+_CONTRAST = re.compile(r",\s*(?:not|rather than|instead of)\s+[^,]+$", re.IGNORECASE)
+"""A contrast after a comma that ends a repair: what the user did not mean. Without the
+comma, "rather than" is part of the thought ("better off occupied by US rather than
+USSR")."""
 
 
 _WH_FRAGMENT = lexicon.pattern("wh_fragment")
