@@ -18,7 +18,7 @@ import re
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-_MARKS = frozenset("*_`[]<>\\!")
+_MARKS = frozenset("*_`[]<>\\!{")
 """Characters without which a text holds no inline markup: the common case skips parsing."""
 
 
@@ -26,6 +26,11 @@ _TEMPLATED_TARGET = re.compile(r"\]\(\s*\{[{%][^()\n]*\)")
 """A link whose target is a site generator's template tag ("[the donated leave
 program]({% page "/travel-and-leave/..." %})", Jekyll/Liquid): not a CommonMark link (its
 target holds spaces), so it was quoted raw; its text is what it says."""
+
+
+_TEMPLATE_TAG = re.compile(r"\{%-?\s*[\w.]+(?:\s+(?:\"([^\"]*)\"|'([^']*)'))?[^%]*-?%\}")
+"""A site generator's tag in running text ("go to {% slack_channel "training" %}"): it
+shows as its quoted argument, or as nothing ("{% endif %}")."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -38,7 +43,9 @@ def plain_text(text: str) -> str:
     plain text; text without markup comes back unchanged."""
     if not _MARKS.intersection(text):
         return text
-    tokens = _parser().parseInline(_TEMPLATED_TARGET.sub("](#)", text))
+    text = _TEMPLATED_TARGET.sub("](#)", text)
+    text = _TEMPLATE_TAG.sub(lambda m: m.group(1) or m.group(2) or "", text)
+    tokens = _parser().parseInline(text)
     out: list[str] = []
     for block in tokens:
         _render(block.children or [], out)

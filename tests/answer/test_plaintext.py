@@ -27,6 +27,9 @@ def test_links_to_site_generator_templates_keep_their_text() -> None:
     liquid = 'enroll in the [donated leave program]({% page "/travel-and-leave/vltp/" %}). [1]'
     assert plain_text(liquid) == "enroll in the donated leave program. [1]"
     assert plain_text("see [FMLA]({{ site.baseurl }}/fmla/) first") == "see FMLA first"
+    tag = 'For help, go to {% slack_channel "training-conferences" %}.{% endif %} [1]'
+    assert plain_text(tag) == "For help, go to training-conferences. [1]"
+    assert plain_text("a {x} b") == "a {x} b"
 
 
 def test_text_without_markup_is_unchanged() -> None:
