@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
+from tellmemore.answer.overlap import greedy as overlap_greedy
 from tellmemore.answer.overlap import key_facts, recall_f1
 from tellmemore.answer.words import terms
 from tellmemore.ingest.sentences import split_sentences
@@ -52,20 +53,7 @@ def weighted_f1(said: set[str], ref: set[str], idf: Idf) -> float:
 
 def greedy(bags: Sequence[set[str]], gain: Callable[[set[str]], tuple]) -> list[int]:
     """The at most ORACLE_SENTENCES candidates that greedily maximise `gain`."""
-    chosen: list[int] = []
-    said: set[str] = set()
-    best = gain(set())
-    for _ in range(ORACLE_SENTENCES):
-        options = [(gain(said | b), -i) for i, b in enumerate(bags) if i not in chosen]
-        if not options:
-            break
-        value, neg = max(options)
-        if value <= best:
-            break
-        best = value
-        chosen.append(-neg)
-        said |= bags[-neg]
-    return sorted(chosen)
+    return overlap_greedy(bags, gain, ORACLE_SENTENCES)
 
 
 def labels(

@@ -33,20 +33,25 @@ def oracle(sentences: Sequence[str], reference: str, k: int = 3) -> list[int]:
     """The at most `k` sentences whose words best match `reference` (greedy on F1): the
     best a quoting answer of `k` sentences could do, chosen by looking at the answer."""
     ref = set(terms(reference))
-    bags = [set(terms(s)) for s in sentences]
+    return greedy([set(terms(s)) for s in sentences], lambda said: (recall_f1(said, ref)[1],), k)
+
+
+def greedy(
+    bags: Sequence[set[str]], gain: Callable[[set[str]], tuple[float, ...]], k: int
+) -> list[int]:
+    """The at most `k` bags (by index, in order) that greedily raise `gain` of their union,
+    each pick the best next one (ties to the earlier), stopping when none raises it."""
     chosen: list[int] = []
     said: set[str] = set()
-    best = 0.0
+    best = gain(set())
     for _ in range(k):
-        gains = [
-            (recall_f1(said | bag, ref)[1], -i) for i, bag in enumerate(bags) if i not in chosen
-        ]
-        if not gains:
+        options = [(gain(said | bag), -i) for i, bag in enumerate(bags) if i not in chosen]
+        if not options:
             break
-        f1, neg = max(gains)
-        if f1 <= best:
+        value, neg = max(options)
+        if value <= best:
             break
-        best = f1
+        best = value
         chosen.append(-neg)
         said |= bags[-neg]
     return sorted(chosen)
