@@ -154,6 +154,18 @@ class CachedEmbed:
         np.savez(self.path, texts=np.array(texts), vectors=np.stack([self.cache[t] for t in texts]))
 
 
+
+def load_cases(
+    data: Path, embed: CachedEmbed
+) -> tuple[dict[str, list[Case]], dict[str, list[Case]], list[Case]]:
+    """(MTRAG cases by domain, MTRAG-UN cases by domain, all of them), their sentences'
+    vectors warmed in one pass."""
+    cases = {d: list(mtrag_cases(data, d)) for d in DOMAINS}
+    un = {d: list(un_cases(data, d)) for d in UN_DOMAINS}
+    every = [c for group in (*cases.values(), *un.values()) for c in group]
+    embed.warm(every)
+    return cases, un, every
+
 def _candidate_texts(case: Case) -> list[str]:
     return [c.text for c in extractive.candidates_of(_units(case))]
 
@@ -319,11 +331,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     embed = CachedEmbed(args.embeddings)
-    cases = {d: list(mtrag_cases(args.data, d)) for d in DOMAINS}
-    un = {d: list(un_cases(args.data, d)) for d in UN_DOMAINS}
-    embed.warm([c for group in (*cases.values(), *un.values()) for c in group])
+    cases, un, every = load_cases(args.data, embed)
     ranker, label = args.ranker, args.label
-    every = [c for group in (*cases.values(), *un.values()) for c in group]
     idf = rarity(h.chunk.text for c in every for h in c.hits)
     results: dict[str, dict] = {"scorer": ranker, "label": label, "loo": {}, "mtrag_un": {}}
     for held in DOMAINS:

@@ -48,8 +48,7 @@ from extractive_answers import (  # noqa: E402
     UN_DOMAINS,
     CachedEmbed,
     Case,
-    mtrag_cases,
-    un_cases,
+    load_cases,
 )
 from sentence_labels import Idf, labels, rarity  # noqa: E402
 
@@ -151,10 +150,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     embed = CachedEmbed(args.embeddings)
-    cases = {d: list(mtrag_cases(args.data, d)) for d in DOMAINS}
-    un = {d: list(un_cases(args.data, d)) for d in UN_DOMAINS}
-    every = [c for g in (*cases.values(), *un.values()) for c in g]
-    embed.warm(every)
+    cases, un, every = load_cases(args.data, embed)
     idf = rarity(h.chunk.text for c in every for h in c.hits)
     prep = {d: [p for c in cs if (p := prepare(c, embed, idf))] for d, cs in cases.items()}
     prep_un = {d: [p for c in cs if (p := prepare(c, embed, idf))] for d, cs in un.items()}
