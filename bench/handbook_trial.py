@@ -1,12 +1,14 @@
 """A real employee handbook, tried turn by turn as a new employee would.
 
-    .venv/bin/python bench/handbook_trial.py [--corpus clef|tts|DIR] [--modes "floor (default)"]
+    .venv/bin/python bench/handbook_trial.py [--corpus clef|tts|posthog|DIR]
+        [--modes "floor (default)"]
 
-Two handbooks are bundled, each with its labelled conversations: Clef's open-source employee
+Three handbooks are bundled, each with its labelled conversations: Clef's open-source employee
 handbook (`--corpus clef`, the default: bench/data/clef_handbook, MIT), on which fixes have
-since been fitted, and the policy pages of the TTS Handbook (`--corpus tts`:
-bench/data/tts_handbook, US public domain and CC0), which nothing was fitted on, to check that
-a change measured on Clef generalises. Each folder's README gives the source and what was left
+since been fitted; the policy pages of the TTS Handbook (`--corpus tts`:
+bench/data/tts_handbook, US public domain and CC0), to check that a change measured on Clef
+generalises; and PostHog's handbook pages (`--corpus posthog`: bench/data/posthog_handbook,
+MIT), held out from every fix. Each folder's README gives the source and what was left
 out. Any other folder of documents works the same (`--corpus DIR`, its conversations in
 DIR_conversations.jsonl or `--conversations FILE`). The conversations were written and
 labelled against the documents before the system's output on them was seen. Every conversation
@@ -22,7 +24,7 @@ a user. It reports, per behaviour mode (the modes of bench/real_documents.py):
 - every failure, put in one category, with the standalone query, bindings and reply head.
 
 Results: bench/results/handbook_trial.{md,json} (Clef), tts_handbook_trial.{md,json} (TTS),
-<DIR name>_trial.{md,json} otherwise, or `--out FILE`.
+posthog_handbook_trial.{md,json} (PostHog), <DIR name>_trial.{md,json} otherwise, or `--out FILE`.
 """
 
 from __future__ import annotations

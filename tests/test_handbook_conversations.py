@@ -2,7 +2,8 @@
 
 bench/handbook_trial.py judges the system against these labels; a label that names a missing
 file, or an `expect` string the gold files do not hold, would blame the system for the
-label's fault. Every labelled corpus is checked alike: Clef's handbook and the TTS handbook.
+label's fault. Every labelled corpus is checked alike: Clef's handbook, the TTS handbook and
+PostHog's handbook.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ DATA = ROOT / "bench" / "data"
 CORPORA = {
     "clef": (DATA / "clef_handbook", DATA / "clef_handbook_conversations.jsonl"),
     "tts": (DATA / "tts_handbook", DATA / "tts_handbook_conversations.jsonl"),
+    "posthog": (DATA / "posthog_handbook", DATA / "posthog_handbook_conversations.jsonl"),
 }
 """Each labelled corpus: its documents and its conversations."""
 LABELS = {"ANSWERABLE", "UNANSWERABLE", "UNDERSPECIFIED"}
@@ -160,5 +162,5 @@ def test_trial_finds_each_corpus_and_any_folder(
     corpus = trial.corpus_for(str(folder))
     assert corpus.conversations == tmp_path / "acme_handbook_conversations.jsonl"
     assert corpus.out.name == "acme_handbook_trial"
-    with pytest.raises(SystemExit, match="clef nor tts"):
+    with pytest.raises(SystemExit, match="clef nor tts nor posthog"):
         trial.corpus_for(str(tmp_path / "missing"))
