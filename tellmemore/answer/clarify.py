@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from tellmemore.answer import vague
 from tellmemore.answer.unanchored import unanchored
 from tellmemore.answer.units import sentences
 from tellmemore.conversation.realize.clarify import parse_clarification
@@ -387,10 +388,29 @@ def ask_back(
         return None
     found = unanchored_evidence(message, history, resolution, hits)
     if found is None or not found.asks():
-        return None
+        return _ask_vague(message, history, resolution, hits)
     if picked(message, history, hits, found.description):
         return None
     choices = options(message, history, hits, found.description)
     if len(choices) < 2:
         return None
     return question(choices, found.head), tuple(choices)
+
+
+def _ask_vague(
+    message: str, history: Sequence[Turn], resolution: Resolution, hits: Sequence[Hit]
+) -> tuple[str, tuple[str, ...]] | None:
+    """`answer.vague`: a first question that points at nothing, or asks for a quantity
+    in words every top subject's passages share, over two or more subjects none of
+    which it names."""
+    why = vague.candidate(message, history, resolution)
+    found = subjects(hits) if why else []
+    if len(found) < 2 or picked(message, history, hits):
+        return None
+    if why == "quantity":
+        top = list(hits[:TOP])
+        shared = frozenset.intersection(*(s.stems for s in found))
+        if not vague.spread(message, top, _names(top), found[0].stems - shared):
+            return None
+    choices = options(message, history, hits)
+    return (question(choices), tuple(choices)) if len(choices) >= 2 else None

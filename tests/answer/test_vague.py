@@ -1,0 +1,113 @@
+"""A first question too short to say which policy it means asks which (`answer.vague`):
+a real SQLite index of Clef's employee handbook (bench/data/clef_handbook), the real
+MiniLM, each conversation a stored session as a user runs it. The reply answers the
+original question about the chosen subject; a first question whose word names a policy,
+or one that points at nothing, is answered; a follow-up's pronoun is the resolver's."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tellmemore.answer import vague
+from tellmemore.assistant import Assistant
+from tellmemore.config import Settings
+from tellmemore.types import Resolution, Turn
+
+CORPUS = Path(__file__).resolve().parents[2] / "bench" / "data" / "clef_handbook"
+NOT_DOCUMENTS = ("README.md", "LICENSE.md")
+
+
+@pytest.fixture(scope="module")
+def _clef_project(tmp_path_factory: pytest.TempPathFactory, minilm: Any) -> Path:
+    root = tmp_path_factory.mktemp("clef")
+    shutil.copytree(CORPUS, root / "docs", ignore=shutil.ignore_patterns(*NOT_DOCUMENTS))
+    assistant = Assistant(Settings(project_dir=root / "project"), embedder=minilm)
+    assistant.ingest([root / "docs"])
+    assistant.close()
+    return root / "project"
+
+
+@pytest.fixture(scope="module", params=["floor", "judged"])
+def clef(request: pytest.FixtureRequest, _clef_project: Path, minilm: Any) -> Iterator[Assistant]:
+    """The default mode (abstention by the floors) and the judged one both ask back."""
+    settings = Settings(project_dir=_clef_project, retrieval={"abstention": request.param})
+    assistant = Assistant(settings, embedder=minilm)
+    yield assistant
+    assistant.close()
+
+
+@pytest.mark.model
+def test_a_first_question_for_days_asks_which_policy_and_the_reply_answers_it(
+    clef: Assistant,
+) -> None:
+    chat = clef.session()
+    asked = chat.ask("How many days do I get?")
+    assert asked.clarification is not None and not asked.abstained
+    assert asked.citations == ()
+    assert "Vacation and Sick Leave" in asked.clarification_options
+    assert len(asked.clarification_options) >= 2
+    answer = chat.ask("Vacation and Sick Leave")
+    assert answer.clarification is None and not answer.abstained
+    assert answer.citations[0].title == "Vacation and Sick Leave"
+    assert "15 days" in answer.answer
+
+
+@pytest.mark.model
+def test_a_first_question_about_it_asks_what_it_is(clef: Assistant) -> None:
+    asked = clef.session().ask("Is it paid?")
+    assert asked.clarification is not None
+    assert len(asked.clarification_options) >= 2
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("How much vacation do I get?", "15 days"),  # its word names the policy
+        ("Who will I report to?", "founder"),  # it points at nothing
+        ("What's the bereavement policy?", "three consecutive days"),  # one document's word
+    ],
+)
+def test_a_first_question_that_picks_its_policy_is_answered(
+    clef: Assistant, question: str, said: str
+) -> None:
+    answer = clef.session().ask(question)
+    assert answer.clarification is None and not answer.abstained
+    assert said in answer.answer
+
+
+@pytest.mark.model
+def test_a_follow_ups_pronoun_is_bound_not_asked_about(clef: Assistant) -> None:
+    chat = clef.session()
+    chat.ask("Do we have sabbaticals?")
+    answer = chat.ask("is it paid?")
+    assert answer.clarification is None
+    assert "Sabbatical" in [c.title for c in answer.citations]
+
+
+@pytest.mark.parametrize(
+    ("message", "why"),
+    [
+        ("Is it paid?", "pointer"),
+        ("Who do I report it to?", "pointer"),
+        ("How many days do I get?", "quantity"),
+        ("How much notice do I need to give?", "quantity"),
+        ("How many stock options do new employees get?", ""),  # words enough to pick
+        ("What benefits do we get?", ""),  # neither points nor asks for a quantity
+        ("Is this county wealthy?", ""),  # a description: answer.unanchored's
+    ],
+)
+def test_candidate_reads_the_message(message: str, why: str) -> None:
+    assert vague.candidate(message, [], Resolution(query=message)) == why
+
+
+def test_a_follow_up_or_a_bound_pronoun_is_no_candidate() -> None:
+    history = [Turn("user", "Do we have sabbaticals?"), Turn("assistant", "Yes.")]
+    assert vague.candidate("Is it paid?", history, Resolution(query="Is it paid?")) == ""
+    bound = Resolution(query="Is the sabbatical paid?", bindings={"it": "the sabbatical"})
+    assert vague.candidate("Is it paid?", [], bound) == ""
