@@ -388,7 +388,7 @@ def ask_back(
         return None
     found = unanchored_evidence(message, history, resolution, hits)
     if found is None or not found.asks():
-        return _ask_vague(message, history, resolution, hits)
+        return ask_vague(message, history, resolution, hits)
     if picked(message, history, hits, found.description):
         return None
     choices = options(message, history, hits, found.description)
@@ -397,7 +397,7 @@ def ask_back(
     return question(choices, found.head), tuple(choices)
 
 
-def _ask_vague(
+def ask_vague(
     message: str, history: Sequence[Turn], resolution: Resolution, hits: Sequence[Hit]
 ) -> tuple[str, tuple[str, ...]] | None:
     """`answer.vague`: a first question that points at nothing, or asks for a quantity
