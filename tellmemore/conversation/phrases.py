@@ -16,6 +16,7 @@ from tellmemore.conversation.text import (
     GENERIC_NOUNS,
     Token,
     is_protected,
+    looks_plural,
     norm,
 )
 
@@ -144,7 +145,7 @@ def parse_phrases(text: str, toks: Sequence[Token], limit: int | None = None) ->
     do_pending = False
     do_subject = False
 
-    def flush(at_break: bool = False, verb_follows: bool = False) -> None:
+    def flush(at_break: bool = False, verb_follows: bool = False, passive: bool = False) -> None:
         nonlocal run
         if not run:
             return
@@ -153,9 +154,10 @@ def parse_phrases(text: str, toks: Sequence[Token], limit: int | None = None) ->
         if do_subject and not verb_follows and len(run) > 1 and run[-1].text.islower():
             run.pop()  # "how does version 6.15.0 differ from ...": do-support's bare verb
         while len(run) > 1 and (_is_participle(run[-1].text) or run[-1].low in _NOT_IN_PHRASE_END):
+            passive = passive or _is_participle(run[-1].text)
             run.pop()  # "the Act enacted", "states located": a verb ends the noun phrase;
             # "return the bike late": an adverb does too ("late fee" keeps its "late")
-        if run and _is_antecedent(run, before, det, initial, at_break):
+        if run and _is_antecedent(run, before, det, initial, at_break, passive):
             out.extend(_cut(text, run, prep, det, initial))
         run = []
 
@@ -207,6 +209,7 @@ def parse_phrases(text: str, toks: Sequence[Token], limit: int | None = None) ->
             joiner
             or (low not in FUNCTION_WORDS and low not in COMMON_VERBS and low)
             or (run and not do_subject and _noun_of_compound(toks, i, run, do_subject))
+            or (not run and _attributive_participle(toks, i))
         ):
             if not run:
                 prep, det, before = last_prep, last_det, last_fn
@@ -217,7 +220,7 @@ def parse_phrases(text: str, toks: Sequence[Token], limit: int | None = None) ->
             if len(run) == 1 and _bare_verb_before_object(toks, i, run):
                 run = []  # "who can nominate a new collaborator?": "nominate" is the verb
             else:
-                flush(verb_follows=low in _VERBISH)
+                flush(verb_follows=low in _VERBISH, passive=_verb_participle(low))
         if low in _DO:
             do_pending = True
         elif low not in _DETS:
@@ -255,8 +258,13 @@ def _noun_of_compound(toks: Sequence[Token], i: int, run: list[Token], in_questi
     if in_question or tok.low not in COMMON_VERBS or not run or not tok.text.islower():
         return False
     prev = run[-1]
-    if not prev.text.islower() or not prev.low.endswith(_ADJECTIVE_ENDINGS):
-        return False
+    acronym = len(prev.text) > 1 and prev.text.isupper()  # "FMLA leave"
+    if not (prev.text.islower() or acronym) or (not acronym and looks_plural(prev.text)):
+        return False  # "employees leave early": a plural subject and its verb
+    if not prev.low.endswith(_ADJECTIVE_ENDINGS) and (
+        not _has_third_person(tok.low) or _awaits_verb(toks, i)
+    ):
+        return False  # "the bone marrow found", "how does the star game work"
     if tok.low.endswith(("s", "ed", "ing")) or prev.low.endswith(("ing", "ed", "ly")):
         return False
     nxt = toks[i + 1].low if i + 1 < len(toks) else ""
@@ -264,6 +272,48 @@ def _noun_of_compound(toks: Sequence[Token], i: int, run: list[Token], in_questi
 
 
 _OBJECT_PRONOUNS = lexicon.words("object_pronouns")
+
+
+def _attributive_participle(toks: Sequence[Token], i: int) -> bool:
+    """ "how much paid leave", "the required forms": a past participle between a
+    determiner or quantifier and a noun is said of the noun, not a verb."""
+    tok = toks[i]
+    if i == 0 or i + 1 >= len(toks) or tok.low not in COMMON_VERBS or not tok.text.islower():
+        return False
+    if _has_third_person(tok.low) or tok.low.endswith("ing"):
+        return False  # a bare form or an "-ing": "the use", "the remaining"
+    if toks[i - 1].low not in _DETS and toks[i - 1].low not in _QUANTIFIERS:
+        return False
+    nxt = toks[i + 1]
+    return nxt.text.islower() and nxt.low not in FUNCTION_WORDS and nxt.low not in _DETS
+
+
+_QUANTIFIERS = lexicon.words("quantifiers")
+
+
+def _awaits_verb(toks: Sequence[Token], i: int) -> bool:
+    """An auxiliary that takes a bare verb comes before token i in its sentence, and no
+    verb since: "how does the star game work" ends in that verb."""
+    for tok in reversed(toks[:i]):
+        if tok.low in _DO:
+            return True
+        if tok.low in _VERBISH:
+            return False
+    return False
+
+
+def _verb_participle(word: str) -> bool:
+    """A frequent verb's past participle ("allowed", "paid"): not its bare, "-s" or
+    "-ing" form."""
+    return (
+        word in COMMON_VERBS and not _has_third_person(word) and not word.endswith(("s", "ing"))
+    )
+
+
+def _has_third_person(word: str) -> bool:
+    """A verb's bare form, told by its "-s" form being a verb too ("leave": "leaves"), so
+    it can be a noun ("sick leave", "climate change"); "found", "left" cannot."""
+    return word + "s" in COMMON_VERBS or word + "es" in COMMON_VERBS
 
 
 _GRADABLE = lexicon.words("gradable")
@@ -327,8 +377,16 @@ def _is_participle(word: str) -> bool:
 
 
 def _is_antecedent(
-    run: list[Token], before: str, det: bool, initial: set[int], at_break: bool = False
+    run: list[Token],
+    before: str,
+    det: bool,
+    initial: set[int],
+    at_break: bool = False,
+    passive: bool = False,
 ) -> bool:
+    """Whether a run is a thing a referent can point at. With `passive`, a participle
+    followed the lone word: after a copula it is the subject of a passive ("how are
+    salaries decided?"), not a predicate ("is crucial")."""
     if len(run) > 1:  # ... unless every word is a modifier or a count ("the last two")
         return any(norm(t.text) not in _MODIFIERS for t in run)
     tok = run[0]
@@ -336,7 +394,7 @@ def _is_antecedent(
     named = tok.text[:1].isupper() and tok.start not in initial
     if named or is_protected(tok.text):
         return True
-    if low in GENERIC_NOUNS or low in _NOT_NOUNS or (before in _COPULAS and not det):
+    if low in GENERIC_NOUNS or low in _NOT_NOUNS or (before in _COPULAS and not det and not passive):
         return False
     if before == "to" and not det:
         return False  # "how to gather", "wants to recreate": an infinitive, not a thing
