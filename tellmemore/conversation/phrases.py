@@ -394,7 +394,9 @@ def _is_antecedent(
     named = tok.text[:1].isupper() and tok.start not in initial
     if named or is_protected(tok.text):
         return True
-    if low in GENERIC_NOUNS or low in _NOT_NOUNS or (before in _COPULAS and not det and not passive):
+    if low in GENERIC_NOUNS or low in _NOT_NOUNS or low in _TRAILING_ADVERBS:
+        return False  # "week", "available", "late" ("if I work late"): no thing
+    if before in _COPULAS and not det and not passive:
         return False
     if before == "to" and not det:
         return False  # "how to gather", "wants to recreate": an infinitive, not a thing
