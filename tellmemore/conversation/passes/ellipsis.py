@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import (
     Candidate,
@@ -23,6 +24,7 @@ from tellmemore.conversation.referents import (
     EllipsisKind,
     find_ellipsis,
     is_bare_time,
+    is_repair,
     still_true,
 )
 from tellmemore.conversation.text import (
@@ -69,7 +71,12 @@ def rebuild_ellipsis(
     ]
     distinctive = [w for w in own if w[:1].isupper() or st.salience.weight(w) >= C.DISTINCTIVE_IDF]
     asks_again = still_true(ellipsis.opener)  # "is that different for Cloud Connect?"
-    if not asks_again and (
+    adjunct = (
+        ellipsis.kind is EllipsisKind.MODIFIER
+        and not is_repair(ellipsis.opener)  # "I meant to ask how ...": a question anew
+        and adjunct_clause(ellipsis.fragment)
+    )
+    if not asks_again and not adjunct and (
         len(distinctive) >= C.OWN_SUBJECT_WORDS or (distinctive and len(own) >= C.OWN_SUBJECT_RUN)
     ):
         # "and about North Carolina in the Civil War", "what about the major discoveries
@@ -104,6 +111,21 @@ def rebuild_ellipsis(
     # plan include escalation?" says what "it" was, where the typed question would not
     key = as_typed(typed if typed is not None else message)
     return Resolution(query=query, bindings={key: base}, passes=(NAME,))
+
+
+def adjunct_clause(fragment: str) -> bool:
+    """ "to care for a veteran who is ill", "if we adopt": a purpose or a condition added
+    to the previous question, which never names its subject, however rare its words."""
+    toks = tokenize(fragment)
+    if len(toks) < 2:
+        return False
+    if toks[0].low in _CONDITIONS:
+        return True
+    second = toks[1]
+    return toks[0].low == "to" and second.text.islower() and second.low not in FUNCTION_WORDS
+
+
+_CONDITIONS = lexicon.words("conditions")
 
 
 def sibling_in(st: RunState, base: str, fragment: str) -> str | None:
