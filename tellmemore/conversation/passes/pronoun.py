@@ -45,7 +45,7 @@ def find_chained(st: RunState) -> tuple[Phrase, str] | None:
         # escalation) is what a pronoun now keeps, not a phrase of the answer
         sources = list(prev_refs)
         refs = {r.text.lower() for r in sources}
-    elif ellipsis.kind != EllipsisKind.SUBJECT or refs:
+    elif refs:
         ellipsis = None
     if not refs and ellipsis is None:
         return None
@@ -61,10 +61,14 @@ def find_chained(st: RunState) -> tuple[Phrase, str] | None:
                 return head, "user"
             return Phrase(value, tuple(stem(w) for w in content_words(value))), "user"
     if ellipsis is not None and res.bindings and res.query != prev:
-        # "what about the Cisco one?" made the Cisco router the subject: "how do I set
-        # it up?" is about it
         own = {stem(w) for w in content_words(ellipsis.fragment) if not w.endswith("ly")}
-        return next(((p, "user") for p in phrases(res.query) if set(p.stems) & own), None)
+        if ellipsis.kind is EllipsisKind.SUBJECT:
+            # "what about the Cisco one?" made the Cisco router the subject: "how do I set
+            # it up?" is about it
+            return next(((p, "user") for p in phrases(res.query) if set(p.stems) & own), None)
+        # "and to care for a veteran who is ill?" added to "Is FMLA leave paid?": the
+        # subject is still FMLA leave, and "who is eligible for it?" asks about it
+        return next(((p, "user") for p in phrases(res.query) if not set(p.stems) & own), None)
     return None
 
 
