@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from tellmemore.answer import extractive, selection
 from tellmemore.answer.units import Unit
 from tellmemore.testing.conformance import make_chunk
@@ -157,3 +159,27 @@ def test_parallel_needs_a_value_of_the_asked_kind_and_the_same_words() -> None:
     assert selection.parallel(us, 1, query, asked_type(query)) == [2]
     other = "who holds the notes?"
     assert selection.parallel(us, 1, other, asked_type(other)) == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known: the value stated for the asked subject loses to a neighbour's; the tried "
+    "fix (heading words counting half in the asked-kind slot) changed no benchmark turn, so it "
+    "is not shipped (bench/results/handbook_subject.md)",
+)
+def test_a_value_question_quotes_the_value_stated_for_its_subject(minilm) -> None:  # type: ignore[no-untyped-def]
+    """The jury duty section says "up to 3 days paid time to serve on a jury"; the
+    bereavement section's "up to three consecutive days" shares "paid" and "leave" with
+    the question and is quoted instead. Only the section heading names the subject."""
+    absences = "Benefits and Perks/Other Protected Absences.md"
+    parent = "\n\n".join(_paragraphs("Benefits and Perks/New Parent Leave.md")[-2:])
+    hits = _hits(
+        (
+            "Other Protected Absences > Jury Duty or Witness Summons",
+            _section(absences, "Jury Duty or Witness Summons"),
+        ),
+        ("Other Protected Absences > Bereavement Leave", _section(absences, "Bereavement Leave")),
+        ("New Parent Leave", parent),
+    )
+    answer = _answer("How long is paid leave for jury duty?", hits, minilm)
+    assert "up to 3 days paid time to serve on a jury" in answer

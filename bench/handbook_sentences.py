@@ -1,0 +1,98 @@
+"""The sentence choice alone on a real handbook: each labelled turn asked as its gold rewrite.
+
+    .venv/bin/python bench/handbook_sentences.py --corpus clef|tts|posthog [--out FILE]
+
+bench/handbook_trial.py judges whole conversations, so a change of sentence choice shows only
+where the conversation layer produced the same query and the retriever the same passages.
+Here each ANSWERABLE turn with `expect` strings is asked as its labelled `rewrite` (the
+question as a self-contained one; the message when there is none), its top passages are
+searched, and the offline answer (`extractive.best_sentences`, the shipped scorer and
+selection) is judged: every `expect` string in the answer, among the turns whose first 3
+passages hold them all (so retrieval misses do not count). Run it from a checkout to
+measure that checkout's code (before/after: bench/results/handbook_subject.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path[:0] = [os.getcwd(), str(Path(__file__).resolve().parent)]
+
+from handbook_corpora import corpus_for  # noqa: E402
+from handbook_trial import copy_corpus, load  # noqa: E402
+
+from tellmemore.answer import extractive  # noqa: E402
+from tellmemore.assistant import Assistant  # noqa: E402
+from tellmemore.config import Settings  # noqa: E402
+
+
+def _holds(text: str, expect: list[Any]) -> bool:
+    low = text.lower()
+    return all(any(a.lower() in low for a in ([e] if isinstance(e, str) else e)) for e in expect)
+
+
+def run(corpus: str) -> dict[str, Any]:
+    source = corpus_for(corpus)
+    with tempfile.TemporaryDirectory(prefix="tellmemore-sentences-") as work:
+        docs = copy_corpus(Path(work) / "docs", source.root)
+        assistant = Assistant.open(Path(work) / "project", settings=Settings())
+        assistant.ingest([docs])
+        embed = assistant.embedder.embed_documents
+        rows = []
+        for conv in load(source.conversations):
+            for i, turn in enumerate(conv["turns"]):
+                if turn.get("answerability") != "ANSWERABLE" or not turn.get("expect"):
+                    continue
+                query = turn.get("rewrite") or turn["message"]
+                hits = assistant.search(query, k=5)
+                passages = " ".join(h.chunk.text for h in hits[: extractive.MAX_CHUNKS])
+                quoted = extractive.best_sentences(query, hits, embed=embed)
+                answer = " ".join(e.sentence for e in quoted)
+                rows.append(
+                    {
+                        "turn": f"{conv['id']}.{i}",
+                        "query": query,
+                        "in_passages": _holds(passages, turn["expect"]),
+                        "answered": _holds(answer, turn["expect"]),
+                    }
+                )
+        assistant.close()
+    held = [r for r in rows if r["in_passages"]]
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return {
+        "corpus": corpus,
+        "commit": commit,
+        "turns": len(rows),
+        "passages_hold_expect": len(held),
+        "answer_holds_expect": sum(r["answered"] for r in held),
+        "rows": rows,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", default="clef")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    result = run(args.corpus)
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(
+        f"{result['corpus']} at {result['commit']}: {result['answer_holds_expect']}/"
+        f"{result['passages_hold_expect']} answers hold every expect string "
+        f"({result['turns']} answerable turns with expect strings)"
+    )
+
+
+if __name__ == "__main__":
+    main()
