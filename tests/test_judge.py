@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tellmemore.answer import answerability, clarify
+from tellmemore.answer import answerability, calibration, clarify
 from tellmemore.answer.calibration import NOTE_KEY, Calibration, Calibrator
 from tellmemore.answer.judge import Action, TurnEvidence, judge
 from tellmemore.answer.scorer import Scorer, fit, load_scorer
@@ -75,6 +75,35 @@ def test_the_calibration_is_stored_in_the_index_and_refreshed_when_it_changes(
     assert again.generation == reopened.generation != first.generation
     assert again.chunks == 4
     reopened.close()
+    index.close()
+
+
+def test_a_small_index_is_probed_whole_so_one_new_chunk_moves_no_other_probe(
+    tmp_path: Path,
+) -> None:
+    """48 probes drawn at random, seeded by the chunk count, made one chunk more in a
+    211-chunk handbook redraw them all (own median 0.598 -> 0.648, and its abstentions
+    with it). A handbook-sized index is probed whole: every leaf heading, one fragment of
+    every chunk, each chosen by the chunk's own id."""
+    emb = FakeEmbedder()
+    index = SQLiteIndex(tmp_path / "index.db", dimension=emb.dimension)
+    long_texts = [
+        f"Policy {i}: employees may request this benefit in writing from their manager, "
+        f"who answers within {i + 2} working days and records the decision for payroll."
+        for i in range(30)
+    ]
+    chunks = [
+        make_chunk(str(i), t, title="Handbook", section=(f"Policy {i}",))
+        for i, t in enumerate(long_texts)
+    ]
+    index.upsert(chunks, emb.embed_documents([c.text for c in chunks]))
+    before = calibration.own_probes(index)
+    assert len(before) == 60  # 30 headings + 30 fragments: all of them
+    extra = make_chunk("x", "Bike leasing: a bike through salary conversion, paid monthly.")
+    index.upsert([extra], emb.embed_documents([extra.text]))
+    after = calibration.own_probes(index)
+    assert set(before) < set(after)
+    assert len(after) - len(before) <= 2  # its heading and its fragment, nothing else
     index.close()
 
 
