@@ -19,6 +19,7 @@ from importlib import resources
 
 from tellmemore.answer import scoring
 from tellmemore.answer.answer_types import asked_type
+from tellmemore.answer.plaintext import plain_text
 from tellmemore.ingest.sentences import split_sentences
 from tellmemore.types import Turn
 
@@ -55,7 +56,10 @@ def shown_sentences(history: Sequence[Turn]) -> tuple[str, ...]:
 
 
 def was_shown(sentence: str, shown: Sequence[str]) -> bool:
-    norm = _norm(sentence)
+    """Whether `sentence` (as the document writes it) is in an answer already given. The
+    answer showed it as plain text: "your usual [duty location](url)" was shown as "your
+    usual duty location", and "tell me more" quoted it again (TTS handbook)."""
+    norm = _norm(plain_text(sentence))
     return bool(norm) and any(norm in s for s in shown)
 
 

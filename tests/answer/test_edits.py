@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tellmemore.answer.edits import asks_for_more, shorter
+from tellmemore.answer.edits import asks_for_more, shorter, shown_sentences, was_shown
+from tellmemore.types import Turn
 
 _MARKERS = re.compile(r"\[(\d+)\]")
 
@@ -143,3 +144,14 @@ def test_tell_me_more_quotes_the_last_answer_s_sources(sample_assistant) -> None
     assert more.citations
     assert {c.doc for c in more.citations} == {vague.citations[0].doc}
     assert not set(_quoted(more.answer)) & set(_quoted(vague.answer))
+
+
+def test_a_sentence_shown_as_plain_text_counts_as_shown() -> None:
+    """The answer shows a sentence without its Markdown ("your usual duty location"); the
+    document writes it with a link, and "tell me more" quoted it again (TTS handbook)."""
+    written = "When away from your usual [duty location](/duty), consider [these tips](/tips)."
+    answer = "When away from your usual duty location, consider these tips. [1] Book early. [2]"
+    shown = shown_sentences([Turn("user", "what should I do?"), Turn("assistant", answer)])
+    assert was_shown(written, shown)
+    assert was_shown("Book early.", shown)
+    assert not was_shown("Cancel by Friday.", shown)
