@@ -107,8 +107,14 @@ def ensure_index(
     index_path = home / "index.db"
     if meta_path.is_file():
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        if _versions(meta) != _versions(_current_versions()):
-            _discard(home)  # built by another chunker or index schema: rebuild from scratch
+        built, current = _versions(meta), _versions(_current_versions())
+        if built[1] != current[1]:
+            _discard(home)  # built by another index schema: rebuild from scratch
+            return _build(dataset, embedder, settings, home, key, chunk_tokens, progress)
+        if built[0] != current[0]:
+            # another chunker: ingest again into the same index, as a user's re-ingest
+            # does; chunks it cuts the same keep their vectors, the rest are re-embedded
+            meta_path.unlink()
             return _build(dataset, embedder, settings, home, key, chunk_tokens, progress)
         index = _open(index_path, embedder, settings)
         if index.count() == meta.get("chunks"):

@@ -52,7 +52,7 @@ from tellmemore.ingest.sentences import split_sentences
 from tellmemore.injection import injection_flags  # one detector for ingestion and answers
 from tellmemore.types import Chunk
 
-CHUNKER_VERSION = "2"
+CHUNKER_VERSION = "3"
 """Bump when the same document would chunk differently: every document is then re-chunked."""
 
 SPECIAL_TOKENS = 2
@@ -393,20 +393,31 @@ Body = tuple[str, str]
 
 
 def _pack(pieces: list[Piece], budget: int) -> list[list[Piece]]:
-    """Greedy packing of consecutive pieces into groups of at most ~`budget` tokens."""
+    """Greedy packing of consecutive pieces into groups of at most ~`budget` tokens. A
+    paragraph that leads a list in ("There are three kinds of FSA:") never ends a group
+    while its list opens the next: it moves over to the list, which it names."""
     groups: list[list[Piece]] = []
     current: list[Piece] = []
     used = 0
     for piece in pieces:
         n = piece[1]
         if current and used + n + 1 > budget:
+            carried: list[Piece] = []
+            if len(current) > 1 and _leads_in(current[-1], piece) and current[-1][1] + n < budget:
+                carried = [current.pop()]
             groups.append(current)
-            current, used = [], 0
+            current, used = carried, sum(p[1] for p in carried)
         current.append(piece)
         used += n + (1 if len(current) > 1 else 0)
     if current:
         groups.append(current)
     return groups
+
+
+def _leads_in(piece: Piece, following: Piece) -> bool:
+    """A paragraph ending in a colon right before a list or a table: its lead-in."""
+    lead = piece[2] == "para" and piece[0].rstrip().endswith(":")
+    return lead and following[2] in ("list", "table")
 
 
 def _fit(group: list[Piece], header: str, max_tokens: int, count: CountTokens) -> list[Body]:

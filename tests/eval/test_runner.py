@@ -167,11 +167,30 @@ def test_skipped_turns_are_counted_in_the_details(cache: Path, tmp_path: Path) -
     assert ds["skipped"][0]["line"] == 5
 
 
-def test_an_index_built_by_another_chunker_version_is_rebuilt(cache: Path) -> None:
+def test_an_index_built_by_another_chunker_version_is_chunked_again(cache: Path) -> None:
+    """Another chunker re-chunks every document into the same index: the chunks it cuts
+    the same keep their vectors (the pipeline's upsert by id), so nothing is re-embedded
+    here, and the meta records the chunker now used."""
     _run(cache, FakeEmbedder(), retrievers=(SearchMode.BM25,))
     (meta,) = (cache / "index").glob("*/meta.json")
     data = json.loads(meta.read_text())
+    chunks = data["chunks"]
     data["chunker_version"] = "0"
+    meta.write_text(json.dumps(data))
+    again = FakeEmbedder()
+    run = _run(cache, again, retrievers=(SearchMode.BM25,))
+    assert run.runs[0].index.reused is False
+    assert again.texts_embedded == 0
+    rebuilt = json.loads(meta.read_text())
+    assert rebuilt["chunker_version"] != "0"
+    assert rebuilt["chunks"] == chunks
+
+
+def test_an_index_built_by_another_schema_is_rebuilt(cache: Path) -> None:
+    _run(cache, FakeEmbedder(), retrievers=(SearchMode.BM25,))
+    (meta,) = (cache / "index").glob("*/meta.json")
+    data = json.loads(meta.read_text())
+    data["schema_version"] = "0"
     meta.write_text(json.dumps(data))
     again = FakeEmbedder()
     run = _run(cache, again, retrievers=(SearchMode.BM25,))

@@ -102,6 +102,23 @@ def test_tables_and_lists_are_kept_whole_when_they_fit() -> None:
     assert "1. Sign in.\n2. Choose Escalate.\n3. Wait for the email." in body
 
 
+def test_a_lead_in_never_ends_a_chunk_apart_from_its_list() -> None:
+    """ "There are three kinds of FSA:" closed one chunk and its three kinds opened the
+    next (TTS handbook): the answer quoted the lead-in and none of the kinds."""
+    intro = " ".join(f"Flexible spending accounts cover expense number {i}." for i in range(8))
+    kinds = "\n".join(f"- Kind {n}: an account for costs of type {n} only." for n in "ABC")
+    text = f"# Benefits\n\n## FSA\n\n{intro}\n\nThere are three kinds of FSA:\n\n{kinds}\n"
+    chunks = chunk_document(doc(text), max_tokens=110, count_tokens=words)
+    holding = [c for c in chunks if "three kinds of FSA:" in c.text]
+    assert len(holding) == 1
+    assert "- Kind A" in holding[0].text
+    assert not any(c.text.rstrip().endswith(":") for c in chunks)
+    assert "expense number 7." in "".join(c.text for c in chunks)  # nothing lost
+    # without room for both, the lead-in stays where it was: nothing is dropped
+    tight = chunk_document(doc(text), max_tokens=60, count_tokens=words)
+    assert sum("three kinds of FSA:" in c.text for c in tight) == 1
+
+
 def test_an_over_long_table_is_split_by_rows_with_its_header_repeated() -> None:
     rows = "\n".join(f"| Plan {i} | CODE-{i} | ${i}0 |" for i in range(40))
     text = f"## Prices\n\n| Plan | Code | Price |\n| --- | --- | --- |\n{rows}\n"
