@@ -10,31 +10,37 @@ from tellmemore.analysis import lexicon, split_sentences
 from tellmemore.analysis import stem as _stem
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.text import (
-    AUXILIARIES,
     COMMON_VERBS,
     FUNCTION_WORDS,
     GENERIC_NOUNS,
     Token,
     is_protected,
-    looks_plural,
     norm,
+)
+from tellmemore.conversation.verbforms import (
+    ADJECTIVE_ENDINGS,
+    DETERMINERS,
+    DO,
+    VERBISH,
+    attributive_participle,
+    bare_verb_before_object,
+    is_comparative,
+    is_graded,
+    is_participle,
+    noun_of_compound,
+    verb_participle,
 )
 
 PREPOSITIONS = lexicon.words("binding_prepositions")
 
 
-_DETS = lexicon.words("phrase_determiners")
 
 
 _SUBJECT_PRONOUNS = lexicon.words("subject_pronouns")
 
 
-_DO = lexicon.words("binding_do")
-"""Auxiliaries that take a bare verb: "Will sickle cell kill me?" ends its subject at "kill"."""
 
 
-_VERBISH = COMMON_VERBS | AUXILIARIES | lexicon.words("verbish_more")
-"""Words after a do-support subject that are its verb: the subject phrase ended before."""
 
 
 _NOT_NOUNS = lexicon.words("not_nouns")
@@ -78,8 +84,6 @@ _IMPERATIVES = lexicon.words("imperatives")
 _NUMBER_WORDS = lexicon.words("number_words")
 
 
-_NOT_PARTICIPLES = lexicon.words("not_participles")
-"""Nouns that end like a past participle."""
 
 
 _JOINERS = lexicon.words("joiners")
@@ -95,9 +99,6 @@ _SENTENCE_END = lexicon.pattern("sentence_end")
 _COPULAS = lexicon.words("copulas")
 
 
-_ADJECTIVE_ENDINGS = (
-    "al", "ive", "ous", "ful", "able", "ible", "ic", "ant", "ent", "less", "ing", "ed", "ly",
-)  # fmt: skip
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -153,8 +154,8 @@ def parse_phrases(text: str, toks: Sequence[Token], limit: int | None = None) ->
             run.pop()
         if do_subject and not verb_follows and len(run) > 1 and run[-1].text.islower():
             run.pop()  # "how does version 6.15.0 differ from ...": do-support's bare verb
-        while len(run) > 1 and (_is_participle(run[-1].text) or run[-1].low in _NOT_IN_PHRASE_END):
-            passive = passive or _is_participle(run[-1].text)
+        while len(run) > 1 and (is_participle(run[-1].text) or run[-1].low in _NOT_IN_PHRASE_END):
+            passive = passive or is_participle(run[-1].text)
             run.pop()  # "the Act enacted", "states located": a verb ends the noun phrase;
             # "return the bike late": an adverb does too ("late fee" keeps its "late")
         if run and _is_antecedent(run, before, det, initial, at_break, passive):
@@ -188,9 +189,9 @@ def parse_phrases(text: str, toks: Sequence[Token], limit: int | None = None) ->
                 last_fn = low  # "do they respond", "which one protects more": its verb
                 continue
         if run:
-            if low in ("one", "ones") and len(run) == 1 and _is_graded(run[0].text):
+            if low in ("one", "ones") and len(run) == 1 and is_graded(run[0].text):
                 run = []  # "the cheaper one", "the fastest ones": a referent, not a thing
-            elif low == "than" and _is_comparative(run[-1].text):
+            elif low == "than" and is_comparative(run[-1].text):
                 run.pop()  # "is a dynamic secret better than ...": a comparative, no noun
         joiner = (
             low in _JOINERS
@@ -208,8 +209,8 @@ def parse_phrases(text: str, toks: Sequence[Token], limit: int | None = None) ->
         if (
             joiner
             or (low not in FUNCTION_WORDS and low not in COMMON_VERBS and low)
-            or (run and not do_subject and _noun_of_compound(toks, i, run, do_subject))
-            or (not run and _attributive_participle(toks, i))
+            or (run and not do_subject and noun_of_compound(toks, i, run, do_subject))
+            or (not run and attributive_participle(toks, i))
         ):
             if not run:
                 prep, det, before = last_prep, last_det, last_fn
@@ -217,128 +218,21 @@ def parse_phrases(text: str, toks: Sequence[Token], limit: int | None = None) ->
             run.append(tok)
             continue
         if run:
-            if len(run) == 1 and _bare_verb_before_object(toks, i, run):
+            if len(run) == 1 and bare_verb_before_object(toks, i, run):
                 run = []  # "who can nominate a new collaborator?": "nominate" is the verb
             else:
-                flush(verb_follows=low in _VERBISH, passive=_verb_participle(low))
-        if low in _DO:
+                flush(verb_follows=low in VERBISH, passive=verb_participle(low))
+        if low in DO:
             do_pending = True
-        elif low not in _DETS:
+        elif low not in DETERMINERS:
             do_pending = False
         last_fn = low
-        if low in _DETS:
+        if low in DETERMINERS:
             last_det = True
         else:
             last_prep, last_det = (low if low in PREPOSITIONS else None), False
     flush(at_break=True)
     return tuple(out if limit is None else out[:limit])
-
-
-def _bare_verb_before_object(toks: Sequence[Token], i: int, run: list[Token]) -> bool:
-    """The run is one lower-case word right after an auxiliary taking a bare verb, and
-    token i, which ends it, opens an object ("can nominate a", "will affect them"): the
-    word is that verb. A subject after the auxiliary is followed by its verb, not by a
-    determiner ("can employees take ...")."""
-    return (
-        len(run) == 1
-        and i >= 2
-        and toks[i - 2].low in _DO
-        and run[0] is toks[i - 1]
-        and run[0].text.islower()
-        and (toks[i].low in _DETS or toks[i].low in _OBJECT_PRONOUNS)
-    )
-
-
-def _noun_of_compound(toks: Sequence[Token], i: int, run: list[Token], in_question: bool) -> bool:
-    """ "annual leave", "parental leave", "medical claim": a verb's bare form right after
-    an adjective (by its ending) is the head noun of the adjective's phrase, unless an
-    object follows ("the additional staff leave the office") or it is the bare verb of a
-    do-question ("does the annual plan include ...")."""
-    tok = toks[i]
-    if in_question or tok.low not in COMMON_VERBS or not run or not tok.text.islower():
-        return False
-    prev = run[-1]
-    acronym = len(prev.text) > 1 and prev.text.isupper()  # "FMLA leave"
-    if not (prev.text.islower() or acronym) or (not acronym and looks_plural(prev.text)):
-        return False  # "employees leave early": a plural subject and its verb
-    if not prev.low.endswith(_ADJECTIVE_ENDINGS) and (
-        not _has_third_person(tok.low) or _awaits_verb(toks, i)
-    ):
-        return False  # "the bone marrow found", "how does the star game work"
-    if tok.low.endswith(("s", "ed", "ing")) or prev.low.endswith(("ing", "ed", "ly")):
-        return False
-    nxt = toks[i + 1].low if i + 1 < len(toks) else ""
-    return nxt not in _DETS and nxt not in _OBJECT_PRONOUNS and not nxt[:1].isdigit()
-
-
-_OBJECT_PRONOUNS = lexicon.words("object_pronouns")
-
-
-def _attributive_participle(toks: Sequence[Token], i: int) -> bool:
-    """ "how much paid leave", "the required forms": a past participle between a
-    determiner or quantifier and a noun is said of the noun, not a verb."""
-    tok = toks[i]
-    if i == 0 or i + 1 >= len(toks) or tok.low not in COMMON_VERBS or not tok.text.islower():
-        return False
-    if _has_third_person(tok.low) or tok.low.endswith("ing"):
-        return False  # a bare form or an "-ing": "the use", "the remaining"
-    if toks[i - 1].low not in _DETS and toks[i - 1].low not in _QUANTIFIERS:
-        return False
-    nxt = toks[i + 1]
-    return nxt.text.islower() and nxt.low not in FUNCTION_WORDS and nxt.low not in _DETS
-
-
-_QUANTIFIERS = lexicon.words("quantifiers")
-
-
-def _awaits_verb(toks: Sequence[Token], i: int) -> bool:
-    """An auxiliary that takes a bare verb comes before token i in its sentence, and no
-    verb since: "how does the star game work" ends in that verb."""
-    for tok in reversed(toks[:i]):
-        if tok.low in _DO:
-            return True
-        if tok.low in _VERBISH:
-            return False
-    return False
-
-
-def _verb_participle(word: str) -> bool:
-    """A frequent verb's past participle ("allowed", "paid"): not its bare, "-s" or
-    "-ing" form."""
-    return (
-        word in COMMON_VERBS and not _has_third_person(word) and not word.endswith(("s", "ing"))
-    )
-
-
-def _has_third_person(word: str) -> bool:
-    """A verb's bare form, told by its "-s" form being a verb too ("leave": "leaves"), so
-    it can be a noun ("sick leave", "climate change"); "found", "left" cannot."""
-    return word + "s" in COMMON_VERBS or word + "es" in COMMON_VERBS
-
-
-_GRADABLE = lexicon.words("gradable")
-
-
-def _is_graded(word: str) -> bool:
-    """ "cheaper", "cheapest", "bigger", "easiest", "better": a comparative or superlative
-    of a common adjective, not a noun in -er ("the router one")."""
-    if not word.islower():
-        return False
-    if word in ("better", "best", "worse", "worst", "less", "least", "more", "most"):
-        return True
-    for end in ("er", "est"):
-        if word.endswith(end):
-            base = word[: -len(end)]
-            bases = {base, base + "e", base[:-1]}  # cheap-er, larg(e)-er, big(g)-er
-            if base.endswith("i"):
-                bases.add(base[:-1] + "y")  # eas(y)-ier
-            return not bases.isdisjoint(_GRADABLE)
-    return False
-
-
-def _is_comparative(word: str) -> bool:
-    """ "better", "cheaper", "other" before "than"; not the noun of "more cases than"."""
-    return word.islower() and (word.endswith("er") or word in ("worse", "less"))
 
 
 def _after_subject_pronoun(toks: Sequence[Token], i: int) -> bool:
@@ -361,19 +255,7 @@ def _opens_request(low: str, following: Sequence[Token]) -> bool:
         return True  # "Excuse me, I meant ...": a formula, not a subject
     if low not in _IMPERATIVES:
         return False
-    return nxt.low in _DETS or nxt.low in _NUMBER_WORDS or nxt.text.isdigit()
-
-
-def _is_participle(word: str) -> bool:
-    """A lower-case "-ed" word (not "-eed"): a past participle, never a noun's head."""
-    low = word.lower()
-    return (
-        word.islower()
-        and len(low) >= 5
-        and low.endswith("ed")
-        and not low.endswith("eed")
-        and low not in _NOT_PARTICIPLES
-    )
+    return nxt.low in DETERMINERS or nxt.low in _NUMBER_WORDS or nxt.text.isdigit()
 
 
 def _is_antecedent(
@@ -406,7 +288,7 @@ def _is_antecedent(
         return True  # "what about the homeless?": an adjective used as a noun
     if low.endswith("ing") and before in _ACTING_VERBS and at_break:
         return True  # "the sources of light that affect skywatching": a gerund, the object
-    return not low.endswith(_ADJECTIVE_ENDINGS)
+    return not low.endswith(ADJECTIVE_ENDINGS)
 
 
 def _cut(
