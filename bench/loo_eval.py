@@ -135,7 +135,8 @@ def has_index(path: Path, cache: Path, embedder: Embedder, settings: Settings) -
     if not path.is_file():
         return False
     meta = json.loads(path.read_text())
-    # built by another chunker or schema: ensure_index would discard and rebuild it
+    # built by another chunker or schema: this script never builds, so it is not searchable
+    # until `tellmemore eval` (ensure_index) re-chunks it in place or rebuilds it
     current = _versions(_current_versions())
     return meta.get("vectors") != "none" and _versions(meta) == current
 
