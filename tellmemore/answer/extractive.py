@@ -189,6 +189,7 @@ def _assemble(
     chosen.sort(key=lambda s: (s[1], s[2]))
     out: list[Extract] = []
     quoted: set[tuple[int, int]] = set()
+    said: set[str] = set()
 
     def quote(hi: int, sj: int, score: float, *, step: bool = False) -> None:
         unit = chunk_units[hi][sj]
@@ -196,11 +197,14 @@ def _assemble(
             return  # a row of a table the question does not name is padding
         lead = lists.lead_in(chunk_units[hi], sj) if unit.item else None
         if lead is not None and (hi, lead) not in quoted:
-            quoted.add((hi, lead))  # "It does not address:" before "- A fully remote employee"
-            out.append(Extract(chunk_units[hi][lead].text, hi, score))
+            # "It does not address:" before "- A fully remote employee"; an item's parent
+            # item (and the parent's own lead-in) before it
+            quote(hi, lead, score)
         if (hi, sj) not in quoted:
             quoted.add((hi, sj))
-            unit = chunk_units[hi][sj]
+            if not unit.item and selection.said_key(unit.text) in said:
+                return  # a page and its copy: the sentence is quoted once
+            said.add(selection.said_key(unit.text))
             out.append(Extract(unit.text, hi, score, item=unit.item, step=step))
 
     listing = listed_class(query)

@@ -79,11 +79,11 @@ def choose(
         return held.get((c[1], c[2]), none)
 
     worth = [c for c in scored if c[0] >= threshold]
-    said = {_said(c[3]) for c in chosen}
+    said = {said_key(c[3]) for c in chosen}
     fixed = {(chosen[0][1], chosen[0][2])}
 
     def bring(c: Scored) -> None:
-        if c in chosen or _said(c[3]) in said:
+        if c in chosen or said_key(c[3]) in said:
             return
         if len(chosen) < MAX_SENTENCES:
             chosen.append(c)
@@ -95,7 +95,7 @@ def choose(
             if ev(c).cosine < ev(weakest).cosine:
                 return
             chosen[chosen.index(weakest)] = c
-        said.add(_said(c[3]))
+        said.add(said_key(c[3]))
         fixed.add((c[1], c[2]))
 
     if worth:
@@ -117,26 +117,26 @@ def ranked(scored: Sequence[Scored], threshold: float) -> list[Scored]:
     and "the enterprise one" then had nothing to point back to)."""
     order = sorted(scored, key=lambda s: (-s[0], s[1], s[2]))
     chosen = [order[0]]
-    said = {_said(order[0][3])}
+    said = {said_key(order[0][3])}
 
     def fresh(cand: Scored) -> bool:
         # the same sentence in two passages (a page and its copy) says nothing twice
-        return cand[0] >= threshold and _said(cand[3]) not in said
+        return cand[0] >= threshold and said_key(cand[3]) not in said
 
     for cand in order[1:]:
         if fresh(cand) and all(cand[1] != c[1] for c in chosen):
             chosen.append(cand)
-            said.add(_said(cand[3]))
+            said.add(said_key(cand[3]))
     for cand in order[1:]:
         if len(chosen) >= MAX_SENTENCES:
             break
         if fresh(cand) and cand not in chosen:
             chosen.append(cand)
-            said.add(_said(cand[3]))
+            said.add(said_key(cand[3]))
     return chosen[:MAX_SENTENCES]
 
 
-def _said(sentence: str) -> str:
+def said_key(sentence: str) -> str:
     """A sentence's words, case and spacing aside: what tells two copies of it apart."""
     return " ".join(re.findall(r"\w+", sentence.casefold()))
 
