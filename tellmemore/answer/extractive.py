@@ -33,13 +33,12 @@ from tellmemore.types import Hit
 
 MAX_CHUNKS = 3
 """Only the best few chunks are quoted; lower ones are usually near-misses."""
-SPREAD_RATIO = 0.75
-"""A chunk whose retrieval score is at least this share of the best one's gets a sentence
-of its own in the answer (`selection.ranked`); a lower one only by its probability.
-Chosen on the Clef handbook among 0.6 / 0.75 / 0.9 (sentence choice alone: 74 -> 78 / 81 /
-79 of 90); held out, TTS 63 -> 66/78 and PostHog 65 -> 66/84 (bench/results/
-extractive_spread.md). MTRAG's benchmark gives every gold passage the same score, so
-there every chunk is spread over as before."""
+SPREAD_GAP = 0.1
+"""A chunk whose dense similarity to the query is within this of the best chunk's gets a
+sentence of its own in the answer (`selection.ranked`); a farther one only by its
+probability. The dense cosine, not the fused score: a follow-up's passages are fused by
+RRF over several phrasings, whose scores differ by a few percent whatever the passages
+hold. Chosen on the Clef handbook (bench/results/extractive_spread.md)."""
 
 
 @dataclass(frozen=True)
@@ -123,14 +122,15 @@ def best_sentences(
 
 
 def spread(hits: Sequence[Hit]) -> set[int]:
-    """The quoted chunks retrieved near the best one (`SPREAD_RATIO`): each may give the
-    answer a sentence of its own. All of them when the best score is not positive (no
-    scale to compare on)."""
+    """The quoted chunks about as close to the query as the best one (`SPREAD_GAP`, dense
+    cosine): each may give the answer a sentence of its own. All of them when a chunk's
+    cosine is unknown (a BM25-only hit, a caller's own passages)."""
     top = hits[:MAX_CHUNKS]
-    best = max((h.score for h in top), default=0.0)
-    if best <= 0:
+    cosines = [h.dense for h in top]
+    if any(c is None for c in cosines):
         return set(range(len(top)))
-    return {i for i, h in enumerate(top) if h.score >= SPREAD_RATIO * best}
+    best = max(c for c in cosines if c is not None)
+    return {i for i, c in enumerate(cosines) if c is not None and c >= best - SPREAD_GAP}
 
 
 def _unshown(

@@ -120,9 +120,9 @@ def ranked(
     chunk), then the next best, as long as their probability reaches `threshold`: an
     answer over two tiers quotes both ("what escalation options do we have?" quoted the
     intro and Standard, not Enterprise, and "the enterprise one" then had nothing to point
-    back to). A chunk retrieved well below the best one is left out of the spread
-    (`extractive.spread`): its best sentence displaced the top chunk's second one, which
-    answered ("... between 10:30am-1:00p Pacific Time" for "what timezone are the core
+    back to). A chunk much less similar to the query than the best one is left out of
+    the spread (`extractive.spread`): its best sentence displaced the top chunk's second
+    one, which answered ("... between 10:30am-1:00p Pacific Time" for "what timezone are the core
     meeting hours in?")."""
     order = sorted(scored, key=lambda s: (-s[0], s[1], s[2]))
     chosen = [order[0]]
