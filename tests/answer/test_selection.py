@@ -205,3 +205,9 @@ def test_the_spread_is_the_chunks_about_as_close_to_the_query_as_the_best() -> N
     assert extractive.spread([hit(0, 0.55), hit(1, 0.62), hit(2, 0.3)]) == {0, 1}
     # a cosine unknown (BM25 alone, a caller's own passages): every chunk, as before
     assert extractive.spread([hit(0, 0.62), hit(1, None), hit(2, 0.1)]) == {0, 1, 2}
+
+
+def test_the_spread_gate_is_opt_in() -> None:
+    from tellmemore.config import Settings
+
+    assert Settings().retrieval.spread_gap is None
