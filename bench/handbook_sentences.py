@@ -39,7 +39,7 @@ def _holds(text: str, expect: list[Any]) -> bool:
     return all(any(a.lower() in low for a in ([e] if isinstance(e, str) else e)) for e in expect)
 
 
-def run(corpus: str) -> dict[str, Any]:
+def run(corpus: str, spread_gap: float | None = None) -> dict[str, Any]:
     source = corpus_for(corpus)
     with tempfile.TemporaryDirectory(prefix="tellmemore-sentences-") as work:
         docs = copy_corpus(Path(work) / "docs", source.root)
@@ -54,7 +54,7 @@ def run(corpus: str) -> dict[str, Any]:
                 query = turn.get("rewrite") or turn["message"]
                 hits = assistant.search(query, k=5)
                 passages = " ".join(h.chunk.text for h in hits[: extractive.MAX_CHUNKS])
-                quoted = extractive.best_sentences(query, hits, embed=embed)
+                quoted = extractive.best_sentences(query, hits, embed=embed, spread_gap=spread_gap)
                 answer = " ".join(e.sentence for e in quoted)
                 rows.append(
                     {
@@ -83,8 +83,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpus", default="clef")
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--spread-gap", type=float, default=None, help="retrieval.spread_gap (opt-in, 0.1)"
+    )
     args = parser.parse_args()
-    result = run(args.corpus)
+    result = run(args.corpus, args.spread_gap)
+    result["spread_gap"] = args.spread_gap
     if args.out:
         args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(

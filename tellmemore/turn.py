@@ -457,7 +457,11 @@ class TurnRunner:
         the sentences in `shown` (what "tell me more" has seen already). `fast` ranks
         without embedding the sentences."""
         extracts = extractive.best_sentences(
-            query, hits, embed=None if fast else self._sentence_embed(), exclude=shown
+            query,
+            hits,
+            embed=None if fast else self._sentence_embed(),
+            exclude=shown,
+            spread_gap=self.settings.retrieval.spread_gap,
         )
         return quote.quote(extracts, hits, by_rank=by_rank)
 

@@ -523,3 +523,43 @@ def test_a_list_question_answered_in_prose_also_gets_the_list_its_section_names(
     assert sum(q.startswith("Plan: ") for q in quoted) == 4, quoted
     alone = [e.sentence for e in best_sentences("do limits apply per key?", hits)]
     assert not any(q.startswith("Plan: ") for q in alone)
+
+
+APPROVALS = (
+    "Approval timelines\n\n"
+    "- Five days to ten days in advance for:\n"
+    "  - Training (not at a conference) that costs less than $2,500, including travel\n"
+    "- Three to five weeks in advance for:\n"
+    "  - Conference events that cost more than $2,500, including travel\n"
+    "  - Speaking events in your official capacity\n"
+)
+
+
+def test_an_item_indented_under_another_comes_with_it() -> None:
+    """The timeline is the parent item; the training course alone answered "how far in
+    advance should I request a $1,000 training course?" with no timeline at all."""
+    us = units(APPROVALS, "Approval timelines")
+    assert [u.indent > 0 for u in us] == [False, True, False, True, True]
+    question = "when to request speaking events?"
+    quoted = [e.sentence for e in best_sentences(question, [hit(APPROVALS)])]
+    assert "Speaking events in your official capacity" in quoted
+    at = quoted.index("Speaking events in your official capacity")
+    assert quoted.index("Three to five weeks in advance for:") < at
+    assert "Five days to ten days in advance for:" not in quoted
+
+
+def test_a_sentence_two_chunks_share_is_quoted_once_whatever_brings_it() -> None:
+    """The pronoun rule brings the sentence before "It starts ..."; the first chunk had
+    quoted that same sentence already (a page and its copy)."""
+    shared = "Parental leave is sixteen weeks at full pay."
+    hits = [
+        Hit(chunk=make_chunk("a", f"{shared} Ask HR for the form.", title="A"), score=1.0, rank=1),
+        Hit(
+            chunk=make_chunk("b", f"{shared} It starts on the day of the birth.", title="B"),
+            score=0.9,
+            rank=2,
+        ),
+    ]
+    quoted = [e.sentence for e in best_sentences("when does parental leave start?", hits)]
+    assert "It starts on the day of the birth." in quoted
+    assert quoted.count(shared) == 1

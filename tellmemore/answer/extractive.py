@@ -33,6 +33,13 @@ from tellmemore.types import Hit
 
 MAX_CHUNKS = 3
 """Only the best few chunks are quoted; lower ones are usually near-misses."""
+SPREAD_GAP = 0.1
+"""The gap of `retrieval.spread_gap` when it is turned on (opt-in): a chunk whose dense
+similarity to the query is within this of the best chunk's gets a sentence of its own in
+the answer (`selection.ranked`); a farther one only by its probability. The dense cosine,
+not the fused score: a follow-up's passages are fused by RRF over several phrasings, whose
+scores differ by a few percent whatever the passages hold. Chosen on the Clef handbook
+(bench/results/extractive_spread.md)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,7 @@ def best_sentences(
     scorer: scoring.Scorer | None = None,
     legacy: bool = False,
     exclude: Sequence[str] = (),
+    spread_gap: float | None = None,
 ) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position).
 
@@ -90,10 +98,12 @@ def best_sentences(
     (`answer.legacy`, the first extractive answer, the benchmark's baseline); `legacy`
     also keeps the table rows the question does not name. `exclude` (`edits.shown_sentences`: the
     conversation's answers so far) leaves out every sentence already shown, so "tell me
-    more" says something new; then the chunks below the best few are read too."""
+    more" says something new; then the chunks below the best few are read too.
+    `spread_gap` (None: off) gates which chunks give the answer a sentence of their own
+    (`spread`)."""
     q_terms = query_terms(query)
     if exclude:
-        return _unshown(query, hits, exclude, embed=embed, scorer=scorer)
+        return _unshown(query, hits, exclude, embed=embed, scorer=scorer, spread_gap=spread_gap)
     # never quote what speaks to the assistant, nor a document's own [n] or <source> tags
     chunk_units = [quotable(units(h.chunk.text, h.chunk.header)) for h in hits[:MAX_CHUNKS]]
     step = _the_step(query, chunk_units)
@@ -109,10 +119,23 @@ def best_sentences(
         fitted = scorer or scoring.shipped()
         scored, held = _fitted_scores(query, hits, chunk_units, embed, fitted)
         scored = _holding_the_identifier(scored, hits, query)
-        chosen = selection.choose(scored, fitted.threshold, held)
+        near = None if spread_gap is None else spread(hits, spread_gap)
+        chosen = selection.choose(scored, fitted.threshold, held, near)
     top = max(s[0] for s in scored)
     row_named = None if legacy else _table_naming(query, hits)
     return _assemble(query, chosen, chunk_units, hits, q_terms, top, row_named)
+
+
+def spread(hits: Sequence[Hit], gap: float = SPREAD_GAP) -> set[int]:
+    """The quoted chunks about as close to the query as the best one (within `gap`, dense
+    cosine): each may give the answer a sentence of its own. All of them when a chunk's
+    cosine is unknown (a BM25-only hit, a caller's own passages)."""
+    top = hits[:MAX_CHUNKS]
+    cosines = [h.dense for h in top]
+    if any(c is None for c in cosines):
+        return set(range(len(top)))
+    best = max(c for c in cosines if c is not None)
+    return {i for i, c in enumerate(cosines) if c is not None and c >= best - gap}
 
 
 def _unshown(
@@ -122,6 +145,7 @@ def _unshown(
     *,
     embed: scoring.Embed | None,
     scorer: scoring.Scorer | None,
+    spread_gap: float | None = None,
 ) -> list[Extract]:
     """The best sentences not yet shown, from the best chunks that still hold one."""
     fresh: list[Hit] = []
@@ -136,7 +160,7 @@ def _unshown(
             origin.append(i)
     if not fresh:
         return []
-    extracts = best_sentences(query, fresh, embed=embed, scorer=scorer)
+    extracts = best_sentences(query, fresh, embed=embed, scorer=scorer, spread_gap=spread_gap)
     return [replace(e, hit_index=origin[e.hit_index]) for e in extracts]
 
 
@@ -189,6 +213,7 @@ def _assemble(
     chosen.sort(key=lambda s: (s[1], s[2]))
     out: list[Extract] = []
     quoted: set[tuple[int, int]] = set()
+    said: set[str] = set()
 
     def quote(hi: int, sj: int, score: float, *, step: bool = False) -> None:
         unit = chunk_units[hi][sj]
@@ -196,11 +221,14 @@ def _assemble(
             return  # a row of a table the question does not name is padding
         lead = lists.lead_in(chunk_units[hi], sj) if unit.item else None
         if lead is not None and (hi, lead) not in quoted:
-            quoted.add((hi, lead))  # "It does not address:" before "- A fully remote employee"
-            out.append(Extract(chunk_units[hi][lead].text, hi, score))
+            # "It does not address:" before "- A fully remote employee"; an item's parent
+            # item (and the parent's own lead-in) before it
+            quote(hi, lead, score)
         if (hi, sj) not in quoted:
             quoted.add((hi, sj))
-            unit = chunk_units[hi][sj]
+            if not unit.item and selection.said_key(unit.text) in said:
+                return  # a page and its copy: the sentence is quoted once
+            said.add(selection.said_key(unit.text))
             out.append(Extract(unit.text, hi, score, item=unit.item, step=step))
 
     listing = listed_class(query)

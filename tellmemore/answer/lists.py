@@ -94,6 +94,16 @@ def procedure(us: Sequence[Unit], si: int) -> list[int]:
 
 
 def lead_in(us: Sequence[Unit], sj: int) -> int | None:
+    """The line that says what item `sj` is a case of: the item it is indented under
+    ("Three to five weeks in advance for:" over "Conference events that cost more than
+    $2,500"), else the line ending in a colon right before its list ("It does not
+    address:")."""
+    if us[sj].item and us[sj].indent > 0:
+        for j in range(sj - 1, -1, -1):
+            if not us[j].item:
+                break
+            if us[j].indent < us[sj].indent:
+                return j
     j = sj
     while j > 0 and us[j - 1].item:
         j -= 1

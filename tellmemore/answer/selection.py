@@ -24,7 +24,7 @@ Held out on MTRAG (bench/results/extractive_answers.md) and on the Clef handbook
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,23 +67,26 @@ def evidence(x: np.ndarray, kind: AnswerType | None) -> list[Evidence]:
 
 
 def choose(
-    scored: Sequence[Scored], threshold: float, held: dict[tuple[int, int], Evidence]
+    scored: Sequence[Scored],
+    threshold: float,
+    held: dict[tuple[int, int], Evidence],
+    spread: Collection[int] | None = None,
 ) -> list[Scored]:
-    """The sentences to quote: ranked (`ranked`), then the asked words and the asked kind
-    brought in (see the module docstring). `held` maps (chunk, unit) to its evidence; a
-    candidate missing from it is taken for one without evidence."""
-    chosen = ranked(scored, threshold)
+    """The sentences to quote: ranked (`ranked`, over the chunks `spread`), then the asked
+    words and the asked kind brought in (see the module docstring). `held` maps (chunk,
+    unit) to its evidence; a candidate missing from it is taken for one without evidence."""
+    chosen = ranked(scored, threshold, spread)
     none = Evidence(0.0, False, 0.0)
 
     def ev(c: Scored) -> Evidence:
         return held.get((c[1], c[2]), none)
 
     worth = [c for c in scored if c[0] >= threshold]
-    said = {_said(c[3]) for c in chosen}
+    said = {said_key(c[3]) for c in chosen}
     fixed = {(chosen[0][1], chosen[0][2])}
 
     def bring(c: Scored) -> None:
-        if c in chosen or _said(c[3]) in said:
+        if c in chosen or said_key(c[3]) in said:
             return
         if len(chosen) < MAX_SENTENCES:
             chosen.append(c)
@@ -95,7 +98,7 @@ def choose(
             if ev(c).cosine < ev(weakest).cosine:
                 return
             chosen[chosen.index(weakest)] = c
-        said.add(_said(c[3]))
+        said.add(said_key(c[3]))
         fixed.add((c[1], c[2]))
 
     if worth:
@@ -110,33 +113,41 @@ def choose(
     return chosen
 
 
-def ranked(scored: Sequence[Scored], threshold: float) -> list[Scored]:
-    """The best candidate, then the best of each other chunk, then the next best, as long
-    as their probability reaches `threshold`: an answer over two tiers quotes both
-    ("what escalation options do we have?" quoted the intro and Standard, not Enterprise,
-    and "the enterprise one" then had nothing to point back to)."""
+def ranked(
+    scored: Sequence[Scored], threshold: float, spread: Collection[int] | None = None
+) -> list[Scored]:
+    """The best candidate, then the best of each other chunk in `spread` (None: every
+    chunk), then the next best, as long as their probability reaches `threshold`: an
+    answer over two tiers quotes both ("what escalation options do we have?" quoted the
+    intro and Standard, not Enterprise, and "the enterprise one" then had nothing to point
+    back to). A chunk much less similar to the query than the best one is left out of
+    the spread (`extractive.spread`): its best sentence displaced the top chunk's second
+    one, which answered ("... between 10:30am-1:00p Pacific Time" for "what timezone are the core
+    meeting hours in?")."""
     order = sorted(scored, key=lambda s: (-s[0], s[1], s[2]))
     chosen = [order[0]]
-    said = {_said(order[0][3])}
+    said = {said_key(order[0][3])}
 
     def fresh(cand: Scored) -> bool:
         # the same sentence in two passages (a page and its copy) says nothing twice
-        return cand[0] >= threshold and _said(cand[3]) not in said
+        return cand[0] >= threshold and said_key(cand[3]) not in said
 
     for cand in order[1:]:
+        if spread is not None and cand[1] not in spread:
+            continue
         if fresh(cand) and all(cand[1] != c[1] for c in chosen):
             chosen.append(cand)
-            said.add(_said(cand[3]))
+            said.add(said_key(cand[3]))
     for cand in order[1:]:
         if len(chosen) >= MAX_SENTENCES:
             break
         if fresh(cand) and cand not in chosen:
             chosen.append(cand)
-            said.add(_said(cand[3]))
+            said.add(said_key(cand[3]))
     return chosen[:MAX_SENTENCES]
 
 
-def _said(sentence: str) -> str:
+def said_key(sentence: str) -> str:
     """A sentence's words, case and spacing aside: what tells two copies of it apart."""
     return " ".join(re.findall(r"\w+", sentence.casefold()))
 

@@ -38,6 +38,10 @@ class Unit:
     key: str = ""
     """What a table row or a labelled item is about: the row's first cell ("Business"),
     the item's label ("Monthly pass")."""
+    indent: int = 0
+    """A list item's indentation in columns: an item indented under another is one case
+    of it ("Three to five weeks in advance for:" / "  - Conference events that cost more
+    than $2,500")."""
 
 
 def sentences(text: str, header: str | None = None) -> list[str]:
@@ -54,18 +58,21 @@ def units(text: str, header: str | None = None) -> list[Unit]:
     lines = text.splitlines()
     if lines and (lines[0].strip() == header or " > " in lines[0] or lines[0].startswith("#")):
         lines = lines[1:]
-    blocks: list[tuple[str, bool, bool, bool, str]] = []  # (text, item, row, numbered, key)
+    # (text, item, row, numbered, key, indent)
+    blocks: list[tuple[str, bool, bool, bool, str, int]] = []
     paragraph: list[str] = []
     table_header: list[str] | None = None
     in_item = False
     numbered = False
+    indent = 0
 
     def flush() -> None:
-        nonlocal in_item, numbered
+        nonlocal in_item, numbered, indent
         if paragraph:
-            blocks.append((" ".join(paragraph), in_item, False, in_item and numbered, ""))
+            blocks.append((" ".join(paragraph), in_item, False, in_item and numbered, "", indent))
             paragraph.clear()
         in_item = numbered = False
+        indent = 0
 
     for at, raw in enumerate(lines):
         line = raw.strip()
@@ -90,21 +97,23 @@ def units(text: str, header: str | None = None) -> list[Unit]:
             else:
                 pairs = zip(table_header, cells, strict=False)
                 row_text = "; ".join(f"{h}: {c}" if h else c for h, c in pairs if c) + "."
-                blocks.append((row_text, True, True, False, cells[0] if cells else ""))
+                blocks.append((row_text, True, True, False, cells[0] if cells else "", 0))
             continue
         if LIST_MARKER.match(line):
             flush()
             in_item = True
             numbered = line[:1].isdigit()
+            indent = len(raw.expandtabs(4)) - len(raw.expandtabs(4).lstrip())
             paragraph.append(LIST_MARKER.sub("", line))
             continue
         paragraph.append(line)
     flush()
     out: list[Unit] = []
-    for block, item, is_row, step, key in blocks:
+    for block, item, is_row, step, key, depth in blocks:
         if item:  # an item is quoted whole, even when it holds two sentences
             text = block.strip()
-            out.append(Unit(text, True, row=is_row, step=step, key=key or label(text)))
+            unit = Unit(text, True, row=is_row, step=step, key=key or label(text), indent=depth)
+            out.append(unit)
             continue
         out.extend(Unit(p) for p in split_sentences(_RUN_ON.sub(" ", block)))
     return _labelled_runs(out)

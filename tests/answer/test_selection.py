@@ -183,3 +183,31 @@ def test_a_value_question_quotes_the_value_stated_for_its_subject(minilm) -> Non
     )
     answer = _answer("How long is paid leave for jury duty?", hits, minilm)
     assert "up to 3 days paid time to serve on a jury" in answer
+
+
+def test_a_chunk_retrieved_far_below_the_best_gets_no_sentence_of_its_own() -> None:
+    """ "What timezone are the core meeting hours in?": the top chunk's second sentence
+    ("... 10:30am-1:00p Pacific Time") scored 0.36, a chunk far less similar to the question
+    had a best sentence of 0.12; spreading the answer over every chunk quoted that one and
+    not the answer. Chunks about as close as the best still get one each."""
+    scored = _scored((0.5, 0, 0), (0.36, 0, 1), (0.2, 1, 0), (0.12, 2, 0), (0.11, 2, 1))
+    everywhere = [(c[1], c[2]) for c in selection.ranked(scored, 0.1)]
+    assert everywhere == [(0, 0), (1, 0), (2, 0)]
+    near = [(c[1], c[2]) for c in selection.ranked(scored, 0.1, spread={0, 1})]
+    assert near == [(0, 0), (1, 0), (0, 1)]
+
+
+def test_the_spread_is_the_chunks_about_as_close_to_the_query_as_the_best() -> None:
+    def hit(i: int, dense: float | None) -> Hit:
+        return Hit(chunk=make_chunk(f"s{i}", "Some text."), score=0.03, rank=i + 1, dense=dense)
+
+    assert extractive.spread([hit(0, 0.62), hit(1, 0.40), hit(2, 0.55), hit(3, 0.7)]) == {0, 2}
+    assert extractive.spread([hit(0, 0.55), hit(1, 0.62), hit(2, 0.3)]) == {0, 1}
+    # a cosine unknown (BM25 alone, a caller's own passages): every chunk, as before
+    assert extractive.spread([hit(0, 0.62), hit(1, None), hit(2, 0.1)]) == {0, 1, 2}
+
+
+def test_the_spread_gate_is_opt_in() -> None:
+    from tellmemore.config import Settings
+
+    assert Settings().retrieval.spread_gap is None
