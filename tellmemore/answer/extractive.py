@@ -34,7 +34,7 @@ from tellmemore.types import Hit
 MAX_CHUNKS = 3
 """Only the best few chunks are quoted; lower ones are usually near-misses."""
 SPREAD_GAP = 0.1
-"""The gap of `retrieval.spread_gap` when it is turned on (opt-in): a chunk whose dense
+"""The gap of `retrieval.spread_gap` (its default): a chunk whose dense
 similarity to the query is within this of the best chunk's gets a sentence of its own in
 the answer (`selection.ranked`); a farther one only by its probability. The dense cosine,
 not the fused score: a follow-up's passages are fused by RRF over several phrasings, whose

@@ -207,7 +207,7 @@ def test_the_spread_is_the_chunks_about_as_close_to_the_query_as_the_best() -> N
     assert extractive.spread([hit(0, 0.62), hit(1, None), hit(2, 0.1)]) == {0, 1, 2}
 
 
-def test_the_spread_gate_is_opt_in() -> None:
+def test_the_spread_gate_is_on_by_default() -> None:
     from tellmemore.config import Settings
 
-    assert Settings().retrieval.spread_gap is None
+    assert Settings().retrieval.spread_gap == extractive.SPREAD_GAP
