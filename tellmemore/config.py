@@ -168,6 +168,10 @@ class RetrievalSettings(_Section):
     """A passage word at least this close (MiniLM, word to word) to the modifier holds it."""
     phrase_max_cos: float = Field(default=0.45, ge=-1.0, le=1.0)
     """The phrase rule reads only questions whose best passage is less close than this."""
+    phrase_kinds_only: bool = True
+    """The phrase rule reads only a modifier that names a kind ("gym stipend", "citizenship
+    ceremony"), not one that grades or picks out ("daily commute", "second monitor"):
+    `answer.phrase.names_a_kind`, bench/results/phrase_kinds.md."""
 
     @field_validator("mode", mode="before")
     @classmethod
