@@ -410,7 +410,12 @@ class TurnRunner:
         own = abstain.evidence_hits(result.hits, result.per_query, asked)
         embed = self.retriever.embedder.embed_documents
         return phrase.lacking(
-            question, own, embed, min_near=s.phrase_min_near, max_cos=s.phrase_max_cos
+            question,
+            own,
+            embed,
+            min_near=s.phrase_min_near,
+            max_cos=s.phrase_max_cos,
+            kinds_only=s.phrase_kinds_only,
         )
 
     def _resolve(

@@ -25,14 +25,58 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tellmemore.analysis import lexicon
 from tellmemore.answer import focus
-from tellmemore.conversation.text import content_words, stem
+from tellmemore.conversation.text import COMMON_VERBS, content_words, stem
+from tellmemore.conversation.verbforms import ADJECTIVE_ENDINGS, has_third_person
 from tellmemore.index.base import Vector
 from tellmemore.types import Hit
 
 PHRASE_HITS = 5
 """Top passages read."""
 _SENTENCE_START = re.compile(r"(?:^|[.?!:;]\s+)[\"'(]*([A-Za-z])")
+_NOT_KINDS = (
+    lexicon.words("not_nouns")
+    | lexicon.words("unique_modifiers")
+    | lexicon.words("gradable")
+    | lexicon.words("comparatives")
+    | lexicon.words("quantifiers")
+    | lexicon.words("number_words")
+    | lexicon.words("postpositive")
+)
+"""Modifiers that grade, count or pick out ("a certain browser", "the second user"),
+never a kind of thing."""
+_ADJECTIVE_ENDINGS = tuple(e for e in ADJECTIVE_ENDINGS if e != "ing")
+"""Endings of an adjective modifier ("daily", "annual", "unused"); an "-ing" modifier is
+as often a noun ("parking subsidy", "training budget")."""
+_PARTICLES = lexicon.words("particles")
+
+
+def names_a_kind(modifier: str) -> bool:
+    """The modifier reads as a noun naming another thing ("gym stipend", "phone
+    stipend", "citizenship ceremony"), not an adjective grading or qualifying the head
+    ("daily commute", "second monitor", "different method"): no word of the lexicon's
+    grading and picking lists, no adjective ending. A word-class guess without a tagger."""
+    w = modifier.lower()
+    return (
+        any(c.isalpha() for c in w) and w not in _NOT_KINDS and not w.endswith(_ADJECTIVE_ENDINGS)
+    )
+
+
+def _before_particle(text: str, end: int) -> bool:
+    """The phrase ends before a particle: its last word is a phrasal verb's ("if the commit
+    turns out")."""
+    following = text[end:].split(maxsplit=1)
+    return bool(following) and following[0].strip(".,;:?!") in _PARTICLES
+
+
+def reads_as_noun(head: str) -> bool:
+    """The head can be a noun: no particle ("money back") and no verb's "-s" form ("if
+    the commit turns out")."""
+    w = head.lower()
+    return w not in _PARTICLES and not (
+        w in COMMON_VERBS and w.endswith("s") and has_third_person(w[:-1])
+    )
 
 
 @dataclass(frozen=True)
@@ -47,9 +91,11 @@ class Phrase:
         return f"{self.modifier} {self.head}"
 
 
-def focal_phrases(question: str) -> list[Phrase]:
+def focal_phrases(question: str, *, kinds_only: bool = False) -> list[Phrase]:
     """The question's noun phrases of one modifier and a head (content words, the
-    question's asking words left out), except those opening one of its sentences."""
+    question's asking words left out), except those opening one of its sentences; with
+    `kinds_only`, only those whose modifier names a kind (`names_a_kind`) of a head that
+    reads as a noun."""
     from tellmemore.conversation.phrases import phrases  # the parser loads the lexicon
 
     starts = {m.start(1) for m in _SENTENCE_START.finditer(question)}
@@ -61,6 +107,12 @@ def focal_phrases(question: str) -> list[Phrase]:
             continue
         at = lowered.find(p.text.lower())
         if at in starts or at == 0:
+            continue
+        if kinds_only and not (
+            names_a_kind(words[0])
+            and reads_as_noun(words[1])
+            and not _before_particle(lowered, at + len(p.text))
+        ):
             continue
         out.append(Phrase(words[0], words[1]))
     return out
@@ -91,10 +143,11 @@ def unstated(
     embed: Callable[[list[str]], Vector] | None,
     *,
     min_near: float,
+    kinds_only: bool = False,
 ) -> Phrase | None:
     """The first focal phrase whose head a top passage holds while no passage holding the
     head holds its modifier; None when every such phrase is stated (or none is read)."""
-    wanted = focal_phrases(question)
+    wanted = focal_phrases(question, kinds_only=kinds_only)
     top = list(hits[:PHRASE_HITS])
     if not wanted or not top:
         return None
@@ -124,11 +177,12 @@ def lacking(
     *,
     min_near: float,
     max_cos: float,
+    kinds_only: bool = False,
 ) -> str | None:
     """The unstated phrase as the question names it ("annual bonus"), read only when no
     top passage is at least `max_cos` close (over a close passage a modifier it lacks is
     likelier another wording); None when stated."""
     if max((h.dense for h in hits if h.dense is not None), default=0.0) >= max_cos:
         return None
-    found = unstated(question, hits, embed, min_near=min_near)
+    found = unstated(question, hits, embed, min_near=min_near, kinds_only=kinds_only)
     return found.text if found is not None else None
