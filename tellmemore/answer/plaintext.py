@@ -33,6 +33,13 @@ _TEMPLATE_TAG = re.compile(r"\{%-?\s*[\w.]+(?:\s+(?:\"([^\"]*)\"|'([^']*)'))?[^%
 shows as its quoted argument, or as nothing ("{% endif %}")."""
 
 
+_HALF_EMPHASIS = re.compile(r"(?:(?<=\s)|^)[_*]{1,3}(?=[^\s_*])|(?<=[^\s_*])[_*]{1,3}(?=\s|$)")
+"""An emphasis mark left without its other half: the sentence splitter cut an emphasised
+span of two sentences ("_did your dates change? [1] If yes, STOP._"), so each half keeps
+one mark, which CommonMark prints as a character. Only a run at a word's start or end goes
+("snake_case_name" and "5 * 3" stay), and only in text, not in code spans."""
+
+
 @functools.lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark")
@@ -58,7 +65,9 @@ def _render(tokens: list[Token], out: list[str]) -> None:
     link_start = 0
     for tok in tokens:
         kind = tok.type
-        if kind in ("text", "code_inline"):
+        if kind == "text":
+            out.append(_HALF_EMPHASIS.sub("", tok.content))
+        elif kind == "code_inline":
             out.append(tok.content)
         elif kind in ("softbreak", "hardbreak"):
             out.append(" ")

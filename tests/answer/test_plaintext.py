@@ -32,6 +32,19 @@ def test_links_to_site_generator_templates_keep_their_text() -> None:
     assert plain_text("a {x} b") == "a {x} b"
 
 
+def test_half_of_an_emphasis_cut_by_the_sentence_splitter_goes() -> None:
+    """The TTS handbook emphasises two sentences at once; each quoted sentence kept one
+    underscore, which showed in the answer."""
+    assert plain_text("BEFORE YOU BEGIN: _did your dates change?") == (
+        "BEFORE YOU BEGIN: did your dates change?"
+    )
+    assert plain_text("If yes, STOP, and amend it._ [1]") == "If yes, STOP, and amend it. [1]"
+    assert plain_text("**Note that this applies.") == "Note that this applies."
+    assert plain_text("Use `*args` and my_var_name, or 5 * 3.") == (
+        "Use *args and my_var_name, or 5 * 3."
+    )
+
+
 def test_text_without_markup_is_unchanged() -> None:
     for text in (
         "Use snake_case_name and 5 * 3 = 15 for a $5m cap.",
