@@ -33,11 +33,11 @@ _TEMPLATE_TAG = re.compile(r"\{%-?\s*[\w.]+(?:\s+(?:\"([^\"]*)\"|'([^']*)'))?[^%
 shows as its quoted argument, or as nothing ("{% endif %}")."""
 
 
-_HALF_EMPHASIS = re.compile(r"(?:(?<=\s)|^)[_*]{1,3}(?=[^\s_*])|(?<=[^\s_*])[_*]{1,3}(?=\s|$)")
+_HALF_EMPHASIS = re.compile(r"(?:(?<=\s)|^)[_*]{1,3}(?=[^\s_*\d])|(?<=[^\s_*\d])[_*]{1,3}(?=\s|$)")
 """An emphasis mark left without its other half: the sentence splitter cut an emphasised
 span of two sentences ("_did your dates change? [1] If yes, STOP._"), so each half keeps
 one mark, which CommonMark prints as a character. Only a run at a word's start or end goes
-("snake_case_name" and "5 * 3" stay), and only in text, not in code spans."""
+("snake_case_name", "5 * 3", "a 5* hotel" and "*2" stay), and only in text, not in code spans."""
 
 
 @functools.lru_cache(maxsize=1)

@@ -43,6 +43,7 @@ def test_half_of_an_emphasis_cut_by_the_sentence_splitter_goes() -> None:
     assert plain_text("Use `*args` and my_var_name, or 5 * 3.") == (
         "Use *args and my_var_name, or 5 * 3."
     )
+    assert plain_text("a 5* hotel, footnote *2 applies") == "a 5* hotel, footnote *2 applies"
 
 
 def test_text_without_markup_is_unchanged() -> None:
