@@ -24,7 +24,10 @@ does. A turn searches:
 4. when the gate asked for resolution, the conversation's own wording at a low weight
    (CONTEXT_QUERY_WEIGHT): the last user turns and the message, as concat would search
    them. Never shown, binds nothing; it keeps the subject in reach when the binding
-   missed it or bound the wrong phrase.
+   missed it or bound the wrong phrase;
+5. when the resolver bound a referent, the message followed by the start of the last reply
+   (REPLY_PHRASING_WEIGHT): the reply is where the referent's subject was last spoken of,
+   in the documents' own words rather than the user's. Never shown, binds nothing.
 """
 
 from __future__ import annotations
@@ -99,12 +102,28 @@ def search_phrasings(
         queries.append(extra)
         weights.append(C.HISTORY_PHRASING_WEIGHT)
         context.append(extra)
-    said = context_query(message, resolution, history)
-    if said is not None and said.strip() not in {q.strip() for q in queries}:
-        queries.append(said)
-        weights.append(C.CONTEXT_QUERY_WEIGHT)
-        context.append(said)
+    for extra, weight in (
+        (context_query(message, resolution, history), C.CONTEXT_QUERY_WEIGHT),
+        (reply_phrasing(message, resolution, history), C.REPLY_PHRASING_WEIGHT),
+    ):
+        if extra is not None and extra.strip() not in {q.strip() for q in queries}:
+            queries.append(extra)
+            weights.append(weight)
+            context.append(extra)
     return Phrasings(tuple(queries), tuple(weights), context=tuple(context))
+
+
+def reply_phrasing(message: str, resolution: Resolution, history: Sequence[Turn]) -> str | None:
+    """`message`, then the first REPLY_PHRASING_WORDS words of the last reply, for a message
+    whose referent the resolver bound; None otherwise. A message read as self-contained
+    gets none: the last reply is then the topic it may be leaving."""
+    if C.REPLY_PHRASING_WEIGHT <= 0 or not resolution.bindings:
+        return None
+    replies = [t.content for t in history if t.role == "assistant" and t.content.strip()]
+    if not replies:
+        return None
+    words = strip_citations(replies[-1]).split()[: C.REPLY_PHRASING_WORDS]
+    return f"{message.strip()}\n{' '.join(words)}"
 
 
 def context_query(message: str, resolution: Resolution, history: Sequence[Turn]) -> str | None:
