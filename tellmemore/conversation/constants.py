@@ -109,11 +109,12 @@ HISTORY_PHRASING = "turns"
 turns whole (HQE-like)."""
 HISTORY_PHRASES = 2
 """Phrases of the user's turns in the history phrasing (the last turn's, then another's)."""
-REPLY_PHRASING_WEIGHT = 0.3
+REPLY_PHRASING_WEIGHT = 0.2
 """Fusion weight of the reply phrasing (the message, then the first REPLY_PHRASING_WORDS
 words of the last reply), searched only when the resolver bound a referent: the reply is
-where the referent's subject was last spoken of. Unconditioned it lost 0.010-0.024 on govt
-(a follow-up the gate reads as self-contained is pulled back to the topic it leaves);
-bound-only, held out: clapnq +0.0045, cloud +0.0044, govt -0.0002, mtrag-un +0.030 /
-+0.018 follow-up nDCG@5 (bench/results/loo_reply.md); 0: off."""
+where the referent's subject was last spoken of, in the documents' words. Where nothing was
+bound (every follow-up, or every one the gate resolved) it lost 0.006-0.027 on govt: a
+message that leaves the topic is pulled back to it. Bound only, at the weight with the best MTRAG mean:
+clapnq +0.0043, cloud +0.0024, govt +0.0037, mtrag-un (never fitted on) +0.018 / +0.013
+follow-up nDCG@5 (bench/results/loo_reply.md); 0: off."""
 REPLY_PHRASING_WORDS = 80
