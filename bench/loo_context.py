@@ -149,7 +149,10 @@ def main() -> None:
         if args.no_latency
         else {
             n: search_latency(
-                domains[n], embedder, VARIANTS[chosen], without_context(points.get(n, L.defaults()))
+                domains[n],
+                embedder,
+                lambda plans: transform(VARIANTS[chosen], plans),
+                without_context(points.get(n, L.defaults())),
             )
             for n in mtrag
         }
@@ -160,17 +163,15 @@ def main() -> None:
     write(args.out, scores, per_turn, mtrag, names, time.time() - started, (chosen, latency))
 
 
-def search_latency(
-    domain: L.Domain, embedder: Any, variant: Variant, point: L.Point
-) -> dict[str, float]:
+def search_latency(domain: L.Domain, embedder: Any, make: Any, point: L.Point) -> dict[str, float]:
     """What the variant adds to a turn's search: per follow-up it changes, `Retriever.search`
     of the base phrasings and of the variant's (the real embedder, the index itself, no
     memo), in alternating order, the least of two rounds: wall time, and its two parts as
     the retriever reports them (encoding the phrasings in one batch, searching the index
-    once per phrasing)."""
+    once per phrasing). `make(plans)` gives the variant's phrasings transform."""
     L.apply(point)
     plans = L.plan(domain, build_strategies(["embedded"])[0])["embedded"]
-    fn = transform(variant, plans)
+    fn = make(plans)
     inner = domain.index.inner if isinstance(domain.index, L.MemoIndex) else domain.index
     retriever = L.retrieval.Retriever(inner, embedder, L.Settings().retrieval)
     cols = ("wall", "embed", "search")
@@ -209,6 +210,32 @@ def search_latency(
     for c in cols:
         out[f"added_{c}_mean"] = sum(r[f"variant_{c}"] - r[f"base_{c}"] for r in rows) / len(rows)
     return out
+
+
+def latency_lines(chosen: str, lat: dict[str, dict[str, float]]) -> list[str]:
+    """The search-cost table of `search_latency`'s figures per domain."""
+    lines = [
+        "",
+        f"Search cost of `{chosen}` (`Retriever.search`, hybrid, k 50, the real encoder and "
+        "index, no memo; per follow-up the variant changes, the least of two alternating "
+        "rounds; wall ms on the shared, loaded machine, split as the retriever reports it: "
+        "encoding every phrasing in one batch, then one index search per phrasing):",
+        "",
+        "| domain | turns changed / follow-ups | base p50 / p95 | with it p50 / p95 "
+        "| added mean | of which encoding | of which index search |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for n, r in lat.items():
+        if not r.get("turns"):
+            continue
+        lines.append(
+            f"| {n} | {r['turns']:.0f} / {r['followups']:.0f} "
+            f"| {r['base_wall_p50']:.1f} / {r['base_wall_p95']:.1f} "
+            f"| {r['variant_wall_p50']:.1f} / {r['variant_wall_p95']:.1f} "
+            f"| {r['added_wall_mean']:+.1f} | {r['added_embed_mean']:+.1f} "
+            f"| {r['added_search_mean']:+.1f} |"
+        )
+    return lines
 
 
 def without_context(point: L.Point) -> L.Point:
@@ -289,27 +316,7 @@ def write(
             cells.append(f"{up} / {down}")
         lines.append(f"| {test} | " + " | ".join(cells) + " |")
     chosen, lat = latency
-    lines += [
-        "",
-        f"Search cost of `{chosen}` (`Retriever.search`, hybrid, k 50, the real encoder and "
-        "index, no memo; per follow-up the variant changes, the least of two alternating "
-        "rounds; wall ms on the shared, loaded machine, split as the retriever reports it: "
-        "encoding every phrasing in one batch, then one index search per phrasing):",
-        "",
-        "| domain | turns changed / follow-ups | base p50 / p95 | with it p50 / p95 "
-        "| added mean | of which encoding | of which index search |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for n, r in lat.items():
-        if not r.get("turns"):
-            continue
-        lines.append(
-            f"| {n} | {r['turns']:.0f} / {r['followups']:.0f} "
-            f"| {r['base_wall_p50']:.1f} / {r['base_wall_p95']:.1f} "
-            f"| {r['variant_wall_p50']:.1f} / {r['variant_wall_p95']:.1f} "
-            f"| {r['added_wall_mean']:+.1f} | {r['added_embed_mean']:+.1f} "
-            f"| {r['added_search_mean']:+.1f} |"
-        )
+    lines += latency_lines(chosen, lat)
     result["latency"] = {"variant": chosen, "domains": lat}
     out.mkdir(parents=True, exist_ok=True)
     (out / "loo_context.md").write_text("\n".join(lines) + "\n")

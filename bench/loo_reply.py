@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import loo_context
 import loo_eval as L
 
 from tellmemore.conversation import constants as C
@@ -105,9 +106,20 @@ def main() -> None:
                     print(f"{name} {v}: {got['nDCG@5']:.4f}", file=sys.stderr, flush=True)
                 L.apply(L.defaults())
                 scores[name] = row
+        L.use_selector(args.models / "selector-without-none.json")
+        spec = VARIANTS[SHIPPED]
+        lat = {
+            n: loo_context.search_latency(
+                domains[n], opened.embedder, lambda plans: transform(spec, plans), L.defaults()
+            )
+            for n in mtrag
+        }
     finally:
         C.REPLY_PHRASING_WEIGHT = kept
-    write(args.out, scores, moved, time.time() - started)
+    for d in domains.values():
+        d.index.close()
+    vectors.close()
+    write(args.out, scores, moved, time.time() - started, lat)
 
 
 def loo_bound(scores: Any, names: list[str], held: str) -> str:
@@ -117,7 +129,9 @@ def loo_bound(scores: Any, names: list[str], held: str) -> str:
     return max(bound, key=lambda v: sum(scores[n][v] for n in fit))
 
 
-def write(out: Path, scores: Any, moved: Any, seconds: float) -> None:
+def write(
+    out: Path, scores: Any, moved: Any, seconds: float, lat: dict[str, dict[str, float]]
+) -> None:
     names = list(scores)
     lines = [
         "# The start of the last reply as a context phrasing, held out",
@@ -153,7 +167,8 @@ def write(out: Path, scores: Any, moved: Any, seconds: float) -> None:
         "",
         "How the shipped variant was chosen: every variant that adds the reply where nothing "
         "was bound (on every follow-up, or whenever the gate asked for resolution) loses more "
-        "than 0.005 on govt, so the phrasing is searched only when the resolver bound a referent (a condition read off govt's losses: for it, "
+        "than 0.005 on govt, so the phrasing is searched only when the resolver bound a "
+        "referent (a condition read off govt's losses: for it, "
         "MTRAG is not held out; mtrag-un and the handbook trials are). Among the bound weights "
         "the best MTRAG mean is "
         + max(
@@ -176,9 +191,13 @@ def write(out: Path, scores: Any, moved: Any, seconds: float) -> None:
         + ".",
         "",
     ]
+    lines += [*loo_context.latency_lines(SHIPPED, lat), ""]
     (out / "loo_reply.md").write_text("\n".join(lines))
     (out / "loo_reply.json").write_text(
-        json.dumps({"variants": VARIANTS, "scores": scores, "moved": moved}, indent=1) + "\n"
+        json.dumps(
+            {"variants": VARIANTS, "scores": scores, "moved": moved, "latency": lat}, indent=1
+        )
+        + "\n"
     )
 
 
