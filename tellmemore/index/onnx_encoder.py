@@ -49,8 +49,7 @@ class OnnxEncoder:
         lengths = np.array([len(e.ids) for e in encodings])
         order = np.argsort(-lengths, kind="stable")  # similar lengths share a batch: less padding
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            rows = order[start : start + batch_size]
+        for rows in _batches(order, lengths, batch_size):
             width = int(lengths[rows].max())
             ids = np.zeros((len(rows), width), dtype=np.int64)
             mask = np.zeros((len(rows), width), dtype=np.int64)
@@ -65,3 +64,21 @@ class OnnxEncoder:
             (vectors,) = self.session.run(None, {name: feeds[name] for name in self.inputs})
             out[rows] = vectors
         return normalise(out)
+
+
+def _batches(order: np.ndarray, lengths: np.ndarray, batch_size: int) -> list[np.ndarray]:
+    """`order` (longest first) cut into batches of at most `batch_size` rows, a new batch
+    starting where a text is shorter than half the batch's width: padded to the width it
+    would cost more than twice its own length (a turn's 80-word reply phrasing made its four
+    short phrasings cost six times as much)."""
+    batches: list[np.ndarray] = []
+    start = 0
+    for i in range(1, len(order) + 1):
+        if (
+            i == len(order)
+            or i - start >= batch_size
+            or 2 * lengths[order[i]] < lengths[order[start]]
+        ):
+            batches.append(order[start:i])
+            start = i
+    return batches

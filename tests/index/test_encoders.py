@@ -237,3 +237,26 @@ def test_several_phrasings_are_encoded_on_the_query_runtime(sample_assistant) ->
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["True", "False"]
+
+
+def test_texts_of_very_different_lengths_are_not_padded_into_one_batch() -> None:
+    """Longest first; a text shorter than half the batch's width starts a new batch (a turn's
+    80-word reply phrasing padded its four short phrasings to six times their cost)."""
+    from tellmemore.index.onnx_encoder import _batches
+
+    lengths = np.array([12, 130, 10, 70, 14])
+    order = np.argsort(-lengths, kind="stable")
+    got = [list(b) for b in _batches(order, lengths, batch_size=32)]
+    assert got == [[1, 3], [4, 0, 2]]  # 130 and 70 together; 14, 12, 10 together
+    assert [list(b) for b in _batches(order, lengths, batch_size=2)] == [[1, 3], [4, 0], [2]]
+    assert _batches(np.array([], dtype=np.int64), np.array([]), batch_size=4) == []
+
+
+@pytest.mark.model
+def test_a_mixed_batch_encodes_each_text_as_it_would_alone(
+    minilm: SentenceTransformerEmbedder,
+) -> None:
+    texts = ["how much is it?", "monthly pass " * 60, "city bikes", "pass prices " * 20]
+    batched = minilm.embed_queries(texts)
+    single = np.vstack([minilm.embed_query(t) for t in texts])
+    assert float(np.sum(batched * single, axis=1).min()) >= 0.9999
