@@ -19,6 +19,8 @@ from tellmemore.conversation.binding import Salience, TermStatsLookup
 from tellmemore.conversation.definites import find_definite
 from tellmemore.conversation.headings import Headings, IndexHeadings
 from tellmemore.conversation.realize import parse_clarification
+from tellmemore.conversation.subject import REASON as SUBJECT_REASON
+from tellmemore.conversation.subject import lacks_subject
 from tellmemore.conversation.text import (
     AUXILIARIES,
     COMMON_VERBS,
@@ -87,6 +89,9 @@ def gate(
         return GateResult(True, "too little signal")
     if len(content) <= C.FRAGMENT_WORDS and _is_fragment(message):
         return GateResult(True, "keyword fragment")
+    short = len(content) <= C.LOW_SIGNAL_WORDS and not names_in(message)
+    if short and lacks_subject(message, history, sal):  # "how much notice?" after sabbaticals
+        return GateResult(True, SUBJECT_REASON)
     return GateResult(False, "self-contained")
 
 

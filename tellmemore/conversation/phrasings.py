@@ -146,6 +146,10 @@ def _typed_is_noise(message: str, resolution: Resolution) -> bool:
     at, bound for sure, is in the resolved query."""
     if "repair" in resolution.passes:
         return True  # "why can't you answer?" matches any page that says "answer"
+    if "subject" in resolution.passes:
+        # the gate found it less specific than its subject (conversation/subject.py): "how
+        # much notice?" alone ranked every page on notice above the sabbatical's
+        return True
     if is_wh_fragment(message) or _switches_topic(message, resolution):
         return True  # a switch: "what about" searched as typed is conversation, not subject
     ellipsis = find_ellipsis(message)

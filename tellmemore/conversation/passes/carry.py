@@ -4,6 +4,7 @@ would carry."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tellmemore.conversation import constants as C
@@ -17,6 +18,7 @@ from tellmemore.conversation.realize import (
     append_phrases,
 )
 from tellmemore.conversation.selector import default_model, each_candidate
+from tellmemore.conversation.subject import REASON as SUBJECT_REASON
 from tellmemore.types import Resolution
 
 NAME = "carry"
@@ -36,7 +38,12 @@ def run(st: RunState, m: Follow) -> Resolution | None:
         from tellmemore.conversation.passes.dispatch import read_candidates
 
         read_candidates(st, m)
-    return carry(st, m.message, m.cands, topic=True, verdict=m.verdict, vetted=True)
+    res = carry(st, m.message, m.cands, topic=True, verdict=m.verdict, vetted=True)
+    if res.passes and m.verdict is not None and m.verdict.reason == SUBJECT_REASON:
+        # the gate found the message less specific than the subject: no guess of a topic
+        # for a message with too little signal, so searched at full weight (phrasings.py)
+        return replace(res, passes=(*res.passes, "subject"))
+    return res
 
 
 def carry(
