@@ -6,8 +6,10 @@ Two kinds:
   them (`turn.py`): the gate decides whether to resolve, the resolver rewrites,
   and the phrasings of `conversation.phrasings.search_phrasings` (shared with
   turn.py) are searched and fused: the resolved query, the message as typed when
-  it differs, and on a follow-up a lower-weight history phrasing (the message +
-  the user's last and first turns, never shown). An ambiguous resolution asks the user
+  it differs, and on a follow-up lower-weight context phrasings, never shown (the
+  message + the user's last and first turns; the last user turns + the message when the
+  gate resolved; the message + the start of the last reply when a referent was bound).
+  An ambiguous resolution asks the user
   back and retrieves nothing, so it scores 0 here as it would answer nothing;
 - reference strategies, for evaluation only, search one phrasing and skip the
   gate: `oracle` (the human-written rewrite) and `all_user` (every user turn
