@@ -116,3 +116,12 @@ def test_kinds_only_drops_graded_phrases_and_verbs_read_as_heads() -> None:
     assert kinds("can I get a second monitor for home?") == []
     assert kinds("How do I get my money back for a work trip?") == []  # a particle
     assert kinds("will I get in trouble if the commit turns out to be nothing?") == []
+
+
+def test_a_remark_gets_no_nothing_about(handbook) -> None:  # type: ignore[no-untyped-def]
+    """The same unstated kind said as a remark, not asked: no "nothing about retention
+    bonus" (the floor still decides as for any turn)."""
+    answer = handbook.ask("So, no retention bonus from now on!")
+    assert "nothing about retention bonus" not in answer.answer
+    asked = handbook.ask("So, no retention bonus from now on?")
+    assert "nothing about retention bonus" in asked.answer
