@@ -35,6 +35,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tellmemore.analysis import mood  # noqa: E402
 from tellmemore.answer import phrase  # noqa: E402
 from tellmemore.answer.abstain import evidence_hits, lexical_coverage  # noqa: E402
 from tellmemore.answer.judge import Action, TurnEvidence, judge  # noqa: E402
@@ -57,6 +58,8 @@ DOMAINS = ("clapnq", "cloud", "govt")
 FLOORS = (0.25, 0.30, 0.35, 0.40)
 VALUES = (0.3, 0.4, 0.5, 0.6)
 """`retrieval.min_value_share` values measured on top of the configured floors."""
+PHRASE_ROW = "the question's phrasings + phrase rule"
+"""The phrase rule as shipped (the default since session 23)."""
 COVERAGES = (None, 0.5)
 """None: the cosine alone decides."""
 
@@ -69,7 +72,8 @@ def scores(
     domain: str, foreign: list[str], settings: Settings, embedder, data: Path, cache: Path
 ) -> dict:  # type: ignore[no-untyped-def]
     """(fused cosine, question cosine, coverage, judged action, stated-value share, the
-    phrase rule's verdict) of each follow-up, as typed and replaced."""
+    phrase rule's verdict as shipped, its verdict reading remarks too) of each follow-up,
+    as typed and replaced."""
     dataset = load_dataset(data / domain)
     index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=cache)
     try:
@@ -77,7 +81,7 @@ def scores(
         context = ResolveContext(term_stats=index.term_stats, window=settings.conversation.window)
         resolver = EmbeddedResolver()
         followups = [t for t in dataset.turns if t.history]
-        out: dict[str, list[tuple[float, float, float, str, float, bool]]] = {
+        out: dict[str, list[tuple[float, float, float, str, float, bool, bool]]] = {
             "answerable": [],
             "out_of_scope": [],
         }
@@ -119,7 +123,9 @@ def scores(
                     embedder.embed_documents,
                     min_near=s.phrase_min_near,
                     max_cos=s.phrase_max_cos,
+                    kinds_only=s.phrase_kinds_only,
                 )
+                remark = not mood.asks(message)
                 out[case].append(
                     (
                         best_dense(result.hits),
@@ -127,6 +133,7 @@ def scores(
                         cover,
                         verdict.action.value,
                         share,
+                        unstated is not None and not remark,
                         unstated is not None,
                     )
                 )
@@ -135,8 +142,10 @@ def scores(
         index.close()
 
 
-def abstains(case: tuple[float, float, float, str, float, bool], rule: dict) -> bool:  # type: ignore[type-arg]
-    fused, own, cover, action, share, unstated = case
+def abstains(case: tuple[float, float, float, str, float, bool, bool], rule: dict) -> bool:  # type: ignore[type-arg]
+    fused, own, cover, action, share, unstated, unstated_or_remark = case
+    if rule.get("phrase") == "remarks too" and unstated_or_remark:
+        return True  # as before session 23: a remark read as a question
     if rule["evidence"] == "judged":
         return action != Action.ANSWER.value  # asked back or abstained: did not answer
     if rule.get("value") and share < rule["value"]:
@@ -150,7 +159,7 @@ def abstains(case: tuple[float, float, float, str, float, bool], rule: dict) -> 
 
 
 def share(
-    cases: list[tuple[float, float, float, str, float, bool]], rule: dict, *, abstain: bool
+    cases: list[tuple[float, float, float, str, float, bool, bool]], rule: dict, *, abstain: bool
 ) -> float:  # type: ignore[type-arg]
     return sum(abstains(c, rule) == abstain for c in cases) / len(cases) if cases else 0.0
 
@@ -196,7 +205,15 @@ def main() -> None:
     ]
     rules.append(
         {
-            "evidence": "the question's phrasings + phrase rule (opt-in)",
+            "evidence": "the question's phrasings + phrase rule, remarks read too (before)",
+            "floor": configured[0],
+            "coverage": configured[1],
+            "phrase": "remarks too",
+        }
+    )
+    rules.append(
+        {
+            "evidence": PHRASE_ROW,
             "floor": configured[0],
             "coverage": configured[1],
             "phrase": True,
@@ -221,6 +238,7 @@ def main() -> None:
         "cases": {d: len(results[d]["answerable"]) for d in measured},
         "rows": rows,
         "value_share": settings.retrieval.min_value_share,
+        "phrase_default": settings.retrieval.phrase,
     }
     args.out.with_suffix(".json").write_text(json.dumps(payload, indent=1) + "\n")
     args.out.with_suffix(".md").write_text(render(payload))
@@ -249,10 +267,12 @@ def render(payload: dict) -> str:  # type: ignore[type-arg]
         '"judged"`, opt-in, last row of each domain) is `answer.judge` with the shipped '
         "scorers (fitted on MTRAG-UN, whose conversations are not these) and the same "
         "stated-value rule; there a turn that asks back counts as not answering. The phrase "
-        "rule (`retrieval.phrase`, opt-in) also abstains when the passages holding the "
-        "question's head noun never hold its modifier (`answer.phrase`, near "
+        "rule (`retrieval.phrase`, on by default since session 23) also abstains when the "
+        "passages holding the question's head noun never hold its modifier, a noun naming "
+        "a kind (`answer.phrase`, kinds only, near "
         f"{Settings().retrieval.phrase_min_near}, below cosine "
-        f"{Settings().retrieval.phrase_max_cos}). Run time "
+        f"{Settings().retrieval.phrase_max_cos}), when the message asks (a remark is no "
+        "question: `analysis.mood.asks`; the row before reads remarks too). Run time "
         f"{payload['seconds']} s.",
         "",
         "| domain | cosine read over | floor | coverage rescue | stated value | "
@@ -260,6 +280,7 @@ def render(payload: dict) -> str:  # type: ignore[type-arg]
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     default = (*configured, value)
+    phrase_default = payload.get("phrase_default", False)
     for r in rows:
         n = payload["cases"][r["domain"]]
         wrong = round(r["false_abstention"] * n)
@@ -271,7 +292,7 @@ def render(payload: dict) -> str:  # type: ignore[type-arg]
             )
             continue
         on = (
-            r["evidence"] == "the question's phrasings"
+            r["evidence"] == (PHRASE_ROW if phrase_default else "the question's phrasings")
             and (
                 r["floor"],
                 r["coverage"],

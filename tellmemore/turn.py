@@ -320,7 +320,9 @@ class TurnRunner:
         abstain (`answer.judge`); `retrieval.abstention = "floor"` keeps the global
         cosine floor for abstaining."""
         index = self.retriever.index
-        lost = self._missing_focus(result, asked, req) or self._unstated_phrase(result, asked)
+        lost = self._missing_focus(result, asked, req) or self._unstated_phrase(
+            message, result, asked
+        )
         if lost is not None:
             return Verdict(
                 Action.ABSTAIN, answerability.abstention(asked, result.hits, lacking=lost)
@@ -401,9 +403,12 @@ class TurnRunner:
         )
         return focus.naming(question, lost) if lost else None
 
-    def _unstated_phrase(self, result: RetrievalResult, asked: Sequence[str]) -> str | None:
+    def _unstated_phrase(
+        self, message: str, result: RetrievalResult, asked: Sequence[str]
+    ) -> str | None:
         """The kind the question names that the passages holding its head noun never say
-        ("annual bonus" over the referral bonus); None when off or stated (`answer.phrase`)."""
+        ("annual bonus" over the referral bonus); None when off, stated, or the message
+        is a remark, not a question (`answer.phrase`)."""
         s, question = self.settings.retrieval, next((q for q in asked if q.strip()), "")
         if not s.phrase or not question or not result.hits:
             return None
@@ -416,6 +421,7 @@ class TurnRunner:
             min_near=s.phrase_min_near,
             max_cos=s.phrase_max_cos,
             kinds_only=s.phrase_kinds_only,
+            message=message,
         )
 
     def _resolve(

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tellmemore.analysis import lexicon
+from tellmemore.analysis import lexicon, mood
 from tellmemore.answer import focus
 from tellmemore.conversation.text import COMMON_VERBS, content_words, stem
 from tellmemore.conversation.verbforms import ADJECTIVE_ENDINGS, has_third_person
@@ -178,10 +178,15 @@ def lacking(
     min_near: float,
     max_cos: float,
     kinds_only: bool = False,
+    message: str | None = None,
 ) -> str | None:
     """The unstated phrase as the question names it ("annual bonus"), read only when no
     top passage is at least `max_cos` close (over a close passage a modifier it lacks is
-    likelier another wording); None when stated."""
+    likelier another wording); None when stated, and when the user's `message` asks
+    nothing: a remark ("So, no game meat from now on!") is no question to answer
+    "nothing about game meat" to (`analysis.mood.asks`)."""
+    if message is not None and not mood.asks(message):
+        return None
     if max((h.dense for h in hits if h.dense is not None), default=0.0) >= max_cos:
         return None
     found = unstated(question, hits, embed, min_near=min_near, kinds_only=kinds_only)

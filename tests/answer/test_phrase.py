@@ -1,5 +1,5 @@
 """Abstain when the passages hold the question's head noun but never the kind it names
-(`answer.phrase`, opt-in: `retrieval.phrase`): a real SQLite index over the benefits of a
+(`answer.phrase`, `retrieval.phrase`, on by default): a real SQLite index over the benefits of a
 real employee handbook (Clef's, bench/data/clef_handbook), the real MiniLM, the turn as a
 user runs it."""
 
@@ -78,13 +78,18 @@ def test_a_modifier_said_in_other_words_is_held(handbook) -> None:  # type: igno
     assert not answer.abstained
 
 
-def test_off_by_default(benefits_docs: Path, minilm) -> None:  # type: ignore[no-untyped-def]
+def test_on_by_default_and_off_when_asked(benefits_docs: Path, minilm) -> None:  # type: ignore[no-untyped-def]
     assistant = _open(benefits_docs, minilm)
     try:
-        assert not assistant.settings.retrieval.phrase
-        assert not assistant.ask("what's the retention bonus?").abstained
+        assert assistant.settings.retrieval.phrase
+        assert assistant.ask("what's the retention bonus?").abstained
     finally:
         assistant.close()
+    off = _open(benefits_docs, minilm, phrase=False)
+    try:
+        assert not off.ask("what's the retention bonus?").abstained
+    finally:
+        off.close()
 
 
 def test_focal_phrases_are_two_words_not_opening_a_sentence() -> None:
@@ -116,3 +121,12 @@ def test_kinds_only_drops_graded_phrases_and_verbs_read_as_heads() -> None:
     assert kinds("can I get a second monitor for home?") == []
     assert kinds("How do I get my money back for a work trip?") == []  # a particle
     assert kinds("will I get in trouble if the commit turns out to be nothing?") == []
+
+
+def test_a_remark_gets_no_nothing_about(handbook) -> None:  # type: ignore[no-untyped-def]
+    """The same unstated kind said as a remark, not asked: no "nothing about retention
+    bonus" (the floor still decides as for any turn)."""
+    answer = handbook.ask("So, no retention bonus from now on!")
+    assert "nothing about retention bonus" not in answer.answer
+    asked = handbook.ask("So, no retention bonus from now on?")
+    assert "nothing about retention bonus" in asked.answer
