@@ -59,7 +59,7 @@ FLOORS = (0.25, 0.30, 0.35, 0.40)
 VALUES = (0.3, 0.4, 0.5, 0.6)
 """`retrieval.min_value_share` values measured on top of the configured floors."""
 PHRASE_ROW = "the question's phrasings + phrase rule"
-"""The phrase rule as shipped (the default since session 23)."""
+"""The phrase rule as shipped (the default since session 19)."""
 COVERAGES = (None, 0.5)
 """None: the cosine alone decides."""
 
@@ -145,7 +145,7 @@ def scores(
 def abstains(case: tuple[float, float, float, str, float, bool, bool], rule: dict) -> bool:  # type: ignore[type-arg]
     fused, own, cover, action, share, unstated, unstated_or_remark = case
     if rule.get("phrase") == "remarks too" and unstated_or_remark:
-        return True  # as before session 23: a remark read as a question
+        return True  # as before session 19: a remark read as a question
     if rule["evidence"] == "judged":
         return action != Action.ANSWER.value  # asked back or abstained: did not answer
     if rule.get("value") and share < rule["value"]:
@@ -267,7 +267,7 @@ def render(payload: dict) -> str:  # type: ignore[type-arg]
         '"judged"`, opt-in, last row of each domain) is `answer.judge` with the shipped '
         "scorers (fitted on MTRAG-UN, whose conversations are not these) and the same "
         "stated-value rule; there a turn that asks back counts as not answering. The phrase "
-        "rule (`retrieval.phrase`, on by default since session 23) also abstains when the "
+        "rule (`retrieval.phrase`, on by default since session 19) also abstains when the "
         "passages holding the question's head noun never hold its modifier, a noun naming "
         "a kind (`answer.phrase`, kinds only, near "
         f"{Settings().retrieval.phrase_min_near}, below cosine "

@@ -49,7 +49,7 @@ DUMPS = """\
 """How the dumps were made (this run opened each domain's cached index.db directly, one
 domain a file, while the cache was still being built; the cases are the same)."""
 READING = """\
-**Reading (the default since session 23).** One signal, measured everywhere: the question
+**Reading (the default since session 19).** One signal, measured everywhere: the question
 names a kind of thing by a *noun* modifier and a head noun ("gym stipend", "citizenship
 ceremony", "parking subsidy", "retention bonus"), a top passage holds the head, and no
 passage holding the head holds the modifier. Reading only noun modifiers (a word-class
@@ -57,7 +57,7 @@ guess without a tagger: no adjective ending, none of the lexicon's grading and p
 words) removes the false abstentions the rule had on generic adjectives and misparses
 ("daily commute" over "normal commute", "a second monitor", "money back", "commit
 turns", "a certain browser", "the second user", "What a terrible war!") and keeps most of
-its catches. Since session 23 the rule reads only a message that asks (a question or a
+its catches. Since session 19 the rule reads only a message that asks (a question or a
 request: `analysis.mood.asks`, from the lexicon's lists), never a remark: "So, no game
 meat from now on!" (MTRAG govt, answerable) got "nothing about game meat" before. Of the
 benchmark messages it reads as remarks 0/120 Clef, 0/114 TTS, 1/140 MTRAG-UN clapnq,
@@ -72,7 +72,7 @@ Sacramento.", "What a terrible war !"). At the shipped nearness and ceiling (0.6
   businesses", "completely safe"): its adjectives were real catches there. Chosen on one
   domain, reported on the other: fitted on clapnq (0.5, < 0.45) cloud stays 3/36; fitted
   on cloud (0.5, < 0.55) clapnq 4/22; no added false abstention either way.
-- Real handbooks, turn by turn as a user runs them (bench/handbook_trial.py at session 23,
+- Real handbooks, turn by turn as a user runs them (bench/handbook_trial.py at session 19,
   the rule on against the floor alone at ee507ae): Clef (dev) missed abstentions 10 -> 8
   of 14, false abstentions 4 = 4; TTS (partly held out: the kinds test was written after
   reading its phrase false abstentions) 12 -> 10 of 13 missed, false 7 = 7 of 93; PostHog
@@ -118,7 +118,7 @@ Rule = tuple[bool, float, float] | None
 
 def abstains(r: dict[str, Any], settings: Settings, rule: Rule, remarks: bool = False) -> bool:
     """The floor or the rule abstains; the rule reads only a message that asks
-    (`analysis.mood.asks`) unless `remarks` (as before session 23)."""
+    (`analysis.mood.asks`) unless `remarks` (as before session 19)."""
     if floor(r, settings):
         return True
     if rule is None or not (remarks or mood.asks(r["message"])):
@@ -191,9 +191,9 @@ def report(rows: list[dict[str, Any]], settings: Settings, max_added: int, cmd: 
         "| --- |" + " --- |" * len(bases),
     ]
     named: list[tuple[str, Rule, bool]] = [
-        ("floor alone (the default before session 23)", None, False),
-        ("+ phrase, every phrase (opt-in before session 22)", (False, *SHIPPED), True),
-        ("+ phrase, kinds only, remarks read too (before session 23)", (True, *SHIPPED), True),
+        ("floor alone (the default before session 19)", None, False),
+        ("+ phrase, every phrase (opt-in before session 18)", (False, *SHIPPED), True),
+        ("+ phrase, kinds only, remarks read too (before session 19)", (True, *SHIPPED), True),
         ("+ phrase, kinds only (the default)", (True, *SHIPPED), False),
     ]
     for name, rule, remarks in named:

@@ -114,7 +114,7 @@ MODES: tuple[tuple[str, dict], ...] = (  # type: ignore[type-arg]
     ("judged", {"retrieval": {"abstention": "judged"}}),
     ("floor + focus (opt-in)", {"retrieval": {"focus": True}}),
     ("floor + stated value 0.5 (opt-in)", {"retrieval": {"min_value_share": 0.5}}),
-    ("floor, phrase off (before session 23)", {"retrieval": {"phrase": False}}),
+    ("floor, phrase off (before session 19)", {"retrieval": {"phrase": False}}),
 )
 """The behaviour modes every real-document bench runs: the default, and the opt-in ones."""
 

@@ -159,7 +159,7 @@ class RetrievalSettings(_Section):
     while no passage holding it holds the modifier (nor a word `phrase_min_near` close to
     it), while the best passage is below `phrase_max_cos`: "nothing about gym stipend"
     (`answer.phrase`); never on a remark ("So, no game meat from now on!":
-    `analysis.mood.asks`). The default since session 23 (bench/results/phrase_kinds.md):
+    `analysis.mood.asks`). The default since session 19 (bench/results/phrase_kinds.md):
     with `phrase_kinds_only`, on top of the floor, missed abstentions on the handbooks turn
     by turn Clef 10 -> 8 of 14, TTS 12 -> 10 of 13, PostHog (held out) 11 -> 10 of 14,
     false abstentions unchanged (4, 7, 3); MTRAG-UN UNANSWERABLE clapnq 3 -> 4 of 22 (a

@@ -122,7 +122,7 @@ REPLY_PHRASING_WEIGHT = 0.2
 words of the last reply), searched only when the resolver bound a referent: the reply is
 where the referent's subject was last spoken of, in the documents' words. Where nothing was
 bound (every follow-up, or every one the gate resolved) it lost 0.006-0.027 on govt: a
-message that leaves the topic is pulled back to it. Bound only, at the weight with the best MTRAG mean:
-clapnq +0.0043, cloud +0.0024, govt +0.0037, mtrag-un (never fitted on) +0.018 / +0.013
-follow-up nDCG@5 (bench/results/loo_reply.md); 0: off."""
+message that leaves the topic is pulled back to it. Bound only, at the weight with the best
+MTRAG mean: clapnq +0.0043, cloud +0.0024, govt +0.0037, mtrag-un (never fitted on) +0.018 /
++0.013 follow-up nDCG@5 (bench/results/loo_reply.md); 0: off."""
 REPLY_PHRASING_WORDS = 80
