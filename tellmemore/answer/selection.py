@@ -14,9 +14,16 @@ choice also asks, of the sentences the scorer finds worth quoting:
   a value of that kind and holds most of the asked words is quoted when no chosen one
   does.
 
-Either takes the place of the chosen sentence least similar to the question (MiniLM),
-never the first, and only when it is at least as similar as that one: a sentence that
-shares a rare word and is about something else ("For more information ...") does not.
+- *the nearest*: the sentence most similar to the question (MiniLM) is quoted. The
+  scorer's weights, fitted on MTRAG's long retelling references, reward a long sentence
+  early in its passage by more than they reward similarity, so the one sentence that says
+  what was asked ("If you leave GSA, your comp time will be paid out.", cosine 0.91, the
+  turn's best by 0.09) lost its place to longer openings.
+
+Each takes the place of the chosen sentence least similar to the question (MiniLM),
+never the first nor one an earlier rule brought or found already chosen, and only when it
+is at least as similar as that one: a sentence that shares a rare word and is about
+something else ("For more information ...") does not.
 Held out on MTRAG (bench/results/extractive_answers.md) and on the Clef handbook
 (bench/results/handbook_trial.md).
 """
@@ -101,15 +108,27 @@ def choose(
         said.add(said_key(c[3]))
         fixed.add((c[1], c[2]))
 
+    def keep(holding: list[Scored]) -> None:
+        # a chosen sentence that already answers a rule is not displaced by a later one
+        fixed.update((d[1], d[2]) for d in holding)
+
     if worth:
         most = max(ev(c).coverage for c in worth)
-        if most > 0 and all(ev(c).coverage < most for c in chosen):
+        holding = [c for c in chosen if ev(c).coverage >= most]
+        if most > 0 and not holding:
             bring(max(worth, key=lambda c: (ev(c).coverage, ev(c).typed, c[0])))
+        elif most > 0:
+            keep(holding)
     typed = [c for c in worth if ev(c).typed and ev(c).coverage > 0]
     if typed:
         best = max(typed, key=lambda c: (ev(c).coverage, c[0]))
-        if not any(ev(c).typed and ev(c).coverage >= ev(best).coverage for c in chosen):
+        holding = [c for c in chosen if ev(c).typed and ev(c).coverage >= ev(best).coverage]
+        if not holding:
             bring(best)
+        else:
+            keep(holding)
+    if worth:
+        bring(max(worth, key=lambda c: (ev(c).cosine, c[0])))  # the nearest
     return chosen
 
 
