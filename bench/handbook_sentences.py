@@ -39,7 +39,7 @@ def _holds(text: str, expect: list[Any]) -> bool:
     return all(any(a.lower() in low for a in ([e] if isinstance(e, str) else e)) for e in expect)
 
 
-def run(corpus: str, spread_gap: float | None = None) -> dict[str, Any]:
+def run(corpus: str, spread_gap: float | None = None, nearest: bool = False) -> dict[str, Any]:
     source = corpus_for(corpus)
     with tempfile.TemporaryDirectory(prefix="tellmemore-sentences-") as work:
         docs = copy_corpus(Path(work) / "docs", source.root)
@@ -54,7 +54,9 @@ def run(corpus: str, spread_gap: float | None = None) -> dict[str, Any]:
                 query = turn.get("rewrite") or turn["message"]
                 hits = assistant.search(query, k=5)
                 passages = " ".join(h.chunk.text for h in hits[: extractive.MAX_CHUNKS])
-                quoted = extractive.best_sentences(query, hits, embed=embed, spread_gap=spread_gap)
+                quoted = extractive.best_sentences(
+                    query, hits, embed=embed, spread_gap=spread_gap, nearest=nearest
+                )
                 answer = " ".join(e.sentence for e in quoted)
                 rows.append(
                     {
@@ -86,9 +88,11 @@ def main() -> None:
     parser.add_argument(
         "--spread-gap", type=float, default=None, help="retrieval.spread_gap (opt-in, 0.1)"
     )
+    parser.add_argument("--nearest", action="store_true", help="retrieval.quote_nearest (opt-in)")
     args = parser.parse_args()
-    result = run(args.corpus, args.spread_gap)
+    result = run(args.corpus, args.spread_gap, args.nearest)
     result["spread_gap"] = args.spread_gap
+    result["nearest"] = args.nearest
     if args.out:
         args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(

@@ -473,6 +473,7 @@ class TurnRunner:
             embed=None if fast else self._sentence_embed(),
             exclude=shown,
             spread_gap=self.settings.retrieval.spread_gap,
+            nearest=self.settings.retrieval.quote_nearest,
         )
         return quote.quote(extracts, hits, by_rank=by_rank)
 

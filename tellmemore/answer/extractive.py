@@ -89,6 +89,7 @@ def best_sentences(
     legacy: bool = False,
     exclude: Sequence[str] = (),
     spread_gap: float | None = None,
+    nearest: bool = False,
 ) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position).
 
@@ -100,10 +101,13 @@ def best_sentences(
     conversation's answers so far) leaves out every sentence already shown, so "tell me
     more" says something new; then the chunks below the best few are read too.
     `spread_gap` (None: off) gates which chunks give the answer a sentence of their own
-    (`spread`)."""
+    (`spread`); `nearest` also quotes the sentence most like the query (opt-in,
+    `selection.choose`)."""
     q_terms = query_terms(query)
     if exclude:
-        return _unshown(query, hits, exclude, embed=embed, scorer=scorer, spread_gap=spread_gap)
+        return _unshown(
+            query, hits, exclude, embed=embed, scorer=scorer, spread_gap=spread_gap, nearest=nearest
+        )
     # never quote what speaks to the assistant, nor a document's own [n] or <source> tags
     chunk_units = [quotable(units(h.chunk.text, h.chunk.header)) for h in hits[:MAX_CHUNKS]]
     step = _the_step(query, chunk_units)
@@ -120,7 +124,7 @@ def best_sentences(
         scored, held = _fitted_scores(query, hits, chunk_units, embed, fitted)
         scored = _holding_the_identifier(scored, hits, query)
         near = None if spread_gap is None else spread(hits, spread_gap)
-        chosen = selection.choose(scored, fitted.threshold, held, near)
+        chosen = selection.choose(scored, fitted.threshold, held, near, nearest=nearest)
     top = max(s[0] for s in scored)
     row_named = None if legacy else _table_naming(query, hits)
     return _assemble(query, chosen, chunk_units, hits, q_terms, top, row_named)
@@ -146,6 +150,7 @@ def _unshown(
     embed: scoring.Embed | None,
     scorer: scoring.Scorer | None,
     spread_gap: float | None = None,
+    nearest: bool = False,
 ) -> list[Extract]:
     """The best sentences not yet shown, from the best chunks that still hold one."""
     fresh: list[Hit] = []
@@ -160,7 +165,9 @@ def _unshown(
             origin.append(i)
     if not fresh:
         return []
-    extracts = best_sentences(query, fresh, embed=embed, scorer=scorer, spread_gap=spread_gap)
+    extracts = best_sentences(
+        query, fresh, embed=embed, scorer=scorer, spread_gap=spread_gap, nearest=nearest
+    )
     return [replace(e, hit_index=origin[e.hit_index]) for e in extracts]
 
 

@@ -14,7 +14,17 @@ choice also asks, of the sentences the scorer finds worth quoting:
   a value of that kind and holds most of the asked words is quoted when no chosen one
   does.
 
-Either takes the place of the chosen sentence least similar to the question (MiniLM),
+- *the nearest* (opt-in, `retrieval.quote_nearest`): the sentence most similar to the
+  question (MiniLM). The scorer's weights, fitted on MTRAG's long retelling references,
+  pay a long sentence early in a big passage more than similarity, so the one sentence
+  that says what was asked ("If you leave GSA, your comp time will be paid out.", cosine
+  0.91, the turn's best by 0.09) lost its place to longer openings. With it, a chosen
+  sentence that already holds the most asked words or the asked kind is not displaced.
+  Held out it gains on the handbooks and on MTRAG's retrieved passages and loses on
+  MTRAG's gold passages (clapnq), so it is not the default
+  (bench/results/wrong_sentence_causes.md).
+
+Each takes the place of the chosen sentence least similar to the question (MiniLM),
 never the first, and only when it is at least as similar as that one: a sentence that
 shares a rare word and is about something else ("For more information ...") does not.
 Held out on MTRAG (bench/results/extractive_answers.md) and on the Clef handbook
@@ -71,10 +81,12 @@ def choose(
     threshold: float,
     held: dict[tuple[int, int], Evidence],
     spread: Collection[int] | None = None,
+    nearest: bool = False,
 ) -> list[Scored]:
     """The sentences to quote: ranked (`ranked`, over the chunks `spread`), then the asked
-    words and the asked kind brought in (see the module docstring). `held` maps (chunk,
-    unit) to its evidence; a candidate missing from it is taken for one without evidence."""
+    words and the asked kind brought in, and with `nearest` (opt-in) the sentence most like
+    the question (see the module docstring). `held` maps (chunk, unit) to its evidence; a
+    candidate missing from it is taken for one without evidence."""
     chosen = ranked(scored, threshold, spread)
     none = Evidence(0.0, False, 0.0)
 
@@ -101,15 +113,28 @@ def choose(
         said.add(said_key(c[3]))
         fixed.add((c[1], c[2]))
 
+    def keep(holding: list[Scored]) -> None:
+        # with `nearest`, a chosen sentence that already answers a rule stays
+        if nearest:
+            fixed.update((d[1], d[2]) for d in holding)
+
     if worth:
         most = max(ev(c).coverage for c in worth)
-        if most > 0 and all(ev(c).coverage < most for c in chosen):
+        holding = [c for c in chosen if ev(c).coverage >= most]
+        if most > 0 and not holding:
             bring(max(worth, key=lambda c: (ev(c).coverage, ev(c).typed, c[0])))
+        elif most > 0:
+            keep(holding)
     typed = [c for c in worth if ev(c).typed and ev(c).coverage > 0]
     if typed:
         best = max(typed, key=lambda c: (ev(c).coverage, c[0]))
-        if not any(ev(c).typed and ev(c).coverage >= ev(best).coverage for c in chosen):
+        holding = [c for c in chosen if ev(c).typed and ev(c).coverage >= ev(best).coverage]
+        if not holding:
             bring(best)
+        else:
+            keep(holding)
+    if nearest and worth:
+        bring(max(worth, key=lambda c: (ev(c).cosine, c[0])))
     return chosen
 
 

@@ -146,6 +146,51 @@ def test_a_sentence_less_like_the_question_displaces_nothing() -> None:
     assert [(c[1], c[2]) for c in chosen] == [(0, 0), (1, 0), (2, 0)]
 
 
+def test_the_sentence_most_like_the_question_is_quoted() -> None:
+    # "If you leave GSA, your comp time will be paid out." (cosine 0.91) ranked fifth
+    # behind longer openings: it takes the place of the least similar chosen sentence
+    scored = _scored((0.5, 0, 0), (0.4, 1, 0), (0.3, 2, 0), (0.2, 1, 4))
+    held = {
+        (0, 0): selection.Evidence(1.0, False, 0.8),
+        (1, 0): selection.Evidence(0.5, False, 0.5),
+        (2, 0): selection.Evidence(0.7, False, 0.6),
+        (1, 4): selection.Evidence(1.0, False, 0.9),
+    }
+    assert [(c[1], c[2]) for c in selection.choose(scored, 0.1, held)] == [
+        (0, 0),
+        (1, 0),
+        (2, 0),
+    ]  # opt-in: off by default
+    chosen = selection.choose(scored, 0.1, held, nearest=True)
+    assert [(c[1], c[2]) for c in chosen] == [(0, 0), (1, 4), (2, 0)]
+
+
+def test_the_nearest_does_not_displace_the_sentence_holding_the_asked_words() -> None:
+    # "Can the company read my work email?": the chosen "We reserve the right to access,
+    # monitor, read ..." holds every asked word, so a nearer sentence takes another place
+    scored = _scored((0.5, 1, 1), (0.4, 0, 1), (0.3, 2, 0), (0.2, 1, 0))
+    held = {
+        (1, 1): selection.Evidence(0.6, False, 0.51),
+        (0, 1): selection.Evidence(1.0, False, 0.47),
+        (2, 0): selection.Evidence(0.6, False, 0.48),
+        (1, 0): selection.Evidence(0.6, False, 0.56),
+    }
+    chosen = selection.choose(scored, 0.1, held, nearest=True)
+    assert [(c[1], c[2]) for c in chosen] == [(1, 1), (0, 1), (1, 0)]
+
+
+def test_the_nearest_is_no_sentence_below_the_threshold() -> None:
+    scored = _scored((0.5, 0, 0), (0.4, 1, 0), (0.3, 2, 0), (0.05, 1, 4))
+    held = {
+        (0, 0): selection.Evidence(1.0, False, 0.5),
+        (1, 0): selection.Evidence(0.5, False, 0.5),
+        (2, 0): selection.Evidence(0.7, False, 0.6),
+        (1, 4): selection.Evidence(1.0, False, 0.9),
+    }
+    chosen = selection.choose(scored, 0.1, held, nearest=True)
+    assert [(c[1], c[2]) for c in chosen] == [(0, 0), (1, 0), (2, 0)]
+
+
 def test_parallel_needs_a_value_of_the_asked_kind_and_the_same_words() -> None:
     from tellmemore.answer.answer_types import asked_type
 
@@ -165,12 +210,30 @@ def test_parallel_needs_a_value_of_the_asked_kind_and_the_same_words() -> None:
     strict=True,
     reason="known: the value stated for the asked subject loses to a neighbour's; the tried "
     "fix (heading words counting half in the asked-kind slot) changed no benchmark turn, so it "
-    "is not shipped (bench/results/handbook_subject.md)",
+    "is not shipped (bench/results/handbook_subject.md); the opt-in nearest sentence answers it",
 )
 def test_a_value_question_quotes_the_value_stated_for_its_subject(minilm) -> None:  # type: ignore[no-untyped-def]
     """The jury duty section says "up to 3 days paid time to serve on a jury"; the
     bereavement section's "up to three consecutive days" shares "paid" and "leave" with
     the question and is quoted instead. Only the section heading names the subject."""
+    answer = _answer("How long is paid leave for jury duty?", _jury_hits(), minilm)
+    assert "up to 3 days paid time to serve on a jury" in answer
+
+
+def test_the_nearest_sentence_quotes_the_value_stated_for_its_subject(minilm) -> None:  # type: ignore[no-untyped-def]
+    """The same question with `nearest` (retrieval.quote_nearest): the jury duty
+    sentence is the one most like the question."""
+    quoted = extractive.best_sentences(
+        "How long is paid leave for jury duty?",
+        _jury_hits(),
+        embed=minilm.embed_documents,
+        nearest=True,
+    )
+    answer = "\n".join(e.sentence for e in quoted)
+    assert "up to 3 days paid time to serve on a jury" in answer
+
+
+def _jury_hits() -> list[Hit]:
     absences = "Benefits and Perks/Other Protected Absences.md"
     parent = "\n\n".join(_paragraphs("Benefits and Perks/New Parent Leave.md")[-2:])
     hits = _hits(
@@ -181,8 +244,7 @@ def test_a_value_question_quotes_the_value_stated_for_its_subject(minilm) -> Non
         ("Other Protected Absences > Bereavement Leave", _section(absences, "Bereavement Leave")),
         ("New Parent Leave", parent),
     )
-    answer = _answer("How long is paid leave for jury duty?", hits, minilm)
-    assert "up to 3 days paid time to serve on a jury" in answer
+    return hits
 
 
 def test_a_chunk_retrieved_far_below_the_best_gets_no_sentence_of_its_own() -> None:
@@ -211,3 +273,9 @@ def test_the_spread_gate_is_on_by_default() -> None:
     from tellmemore.config import Settings
 
     assert Settings().retrieval.spread_gap == extractive.SPREAD_GAP
+
+
+def test_the_nearest_sentence_is_opt_in() -> None:
+    from tellmemore.config import Settings
+
+    assert Settings().retrieval.quote_nearest is False
