@@ -173,15 +173,16 @@ class RetrievalSettings(_Section):
     """A passage word at least this close (MiniLM, word to word) to the modifier holds it."""
     phrase_max_cos: float = Field(default=0.45, ge=-1.0, le=1.0)
     """The phrase rule reads only questions whose best passage is less close than this."""
-    quote_nearest: bool = False
+    quote_nearest: bool = True
     """The offline answer also quotes the sentence most like the query (MiniLM), in the
-    place of the least similar chosen one (`answer.selection.choose`). Opt-in: sentence
+    place of the least similar chosen one (`answer.selection.choose`). The default since
+    session 19, for what users get (retrieved passages, real handbooks): sentence
     choice alone Clef 80 -> 81/90, TTS 65 -> 66/78, PostHog 66 -> 69/84; MTRAG retrieved
     passages F1 clapnq 0.249 -> 0.252, cloud 0.257 -> 0.260, govt 0.285 -> 0.288, MTRAG-UN
     0.303 -> 0.308, 0.271 = 0.272; but on MTRAG's gold passages (leave-one-domain-out)
     clapnq 0.440 -> 0.425 and MTRAG-UN clapnq 0.480 -> 0.474. Default-mode trials fully
-    right: Clef 67 -> 68/97, TTS 54 -> 53/93, PostHog 50 -> 54/99
-    (bench/results/wrong_sentence_causes.md)."""
+    right: Clef 67 -> 68/97, TTS 54 -> 53/93, PostHog (held out) 50 -> 54/99
+    (bench/results/wrong_sentence_causes.md). `false`: as before session 19."""
     spread_gap: float | None = Field(default=0.1, ge=0.0, le=2.0)
     """The offline answer quotes the best sentence of each other quoted chunk before the
     top chunk's next one only for chunks whose dense cosine to the query is within this of

@@ -89,7 +89,7 @@ def best_sentences(
     legacy: bool = False,
     exclude: Sequence[str] = (),
     spread_gap: float | None = None,
-    nearest: bool = False,
+    nearest: bool = True,
 ) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position).
 
@@ -101,8 +101,8 @@ def best_sentences(
     conversation's answers so far) leaves out every sentence already shown, so "tell me
     more" says something new; then the chunks below the best few are read too.
     `spread_gap` (None: off) gates which chunks give the answer a sentence of their own
-    (`spread`); `nearest` also quotes the sentence most like the query (opt-in,
-    `selection.choose`)."""
+    (`spread`); `nearest` also quotes the sentence most like the query (the default,
+    `retrieval.quote_nearest`; `selection.choose`)."""
     q_terms = query_terms(query)
     if exclude:
         return _unshown(
@@ -150,7 +150,7 @@ def _unshown(
     embed: scoring.Embed | None,
     scorer: scoring.Scorer | None,
     spread_gap: float | None = None,
-    nearest: bool = False,
+    nearest: bool = True,
 ) -> list[Extract]:
     """The best sentences not yet shown, from the best chunks that still hold one."""
     fresh: list[Hit] = []
