@@ -85,9 +85,10 @@ def choose(
     nearest: bool = False,
 ) -> list[Scored]:
     """The sentences to quote: ranked (`ranked`, over the chunks `spread`), then the asked
-    words and the asked kind brought in, and with `nearest` (opt-in) the sentence most like
-    the question (see the module docstring). `held` maps (chunk, unit) to its evidence; a
-    candidate missing from it is taken for one without evidence."""
+    words and the asked kind brought in, and with `nearest` (`retrieval.quote_nearest`, on
+    by default) the sentence most like the question (see the module docstring). `held`
+    maps (chunk, unit) to its evidence; a candidate missing from it is taken for one
+    without evidence."""
     chosen = ranked(scored, threshold, spread)
     none = Evidence(0.0, False, 0.0)
 
