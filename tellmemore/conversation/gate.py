@@ -82,14 +82,14 @@ def gate(
         and w not in RELATIONAL_NOUNS
         and w not in COMMON_VERBS  # "what happens if I go over?": rare in docs, no subject
     ]  # a word the documents never use ("sourdough") is a new subject, not a follow-up
-    if len(content) <= C.LOW_SIGNAL_WORDS and not distinctive and not names_in(message):
+    short = len(content) <= C.LOW_SIGNAL_WORDS and not names_in(message)
+    if short and not distinctive:
         if headings is not None and headings.name_together(content):
             # "how much is the pro plan?": the documents have a section on the Pro plan
             return GateResult(False, "names a heading")
         return GateResult(True, "too little signal")
     if len(content) <= C.FRAGMENT_WORDS and _is_fragment(message):
         return GateResult(True, "keyword fragment")
-    short = len(content) <= C.LOW_SIGNAL_WORDS and not names_in(message)
     if short and lacks_subject(message, history, sal):  # "how much notice?" after sabbaticals
         return GateResult(True, SUBJECT_REASON)
     return GateResult(False, "self-contained")

@@ -22,11 +22,6 @@ from tellmemore.types import Turn
 REASON = "less specific than the subject"
 """The gate's reason; the carry it leads to records the pass "subject" after "carry"."""
 
-_IDF_MAX = 0
-"""Index of the candidate's idf_max in selector.FEATURES."""
-_MSG_MAX_IDF = 16
-"""Index of the message's msg_max_idf in selector.FEATURES."""
-
 
 def lacks_subject(message: str, history: Sequence[Turn], salience: Salience) -> bool:
     """Whether the selector's best history phrase is more specific than the message's most
@@ -37,7 +32,7 @@ def lacks_subject(message: str, history: Sequence[Turn], salience: Salience) -> 
     from tellmemore.conversation.gate import GateResult  # the gate calls this module
     from tellmemore.conversation.selector import FEATURES, default_model, each_candidate
 
-    assert FEATURES[_IDF_MAX] == "idf_max" and FEATURES[_MSG_MAX_IDF] == "msg_max_idf"
+    idf_max, msg_max_idf = FEATURES.index("idf_max"), FEATURES.index("msg_max_idf")
     model = default_model()
     if model is None:
         return False
@@ -46,7 +41,7 @@ def lacks_subject(message: str, history: Sequence[Turn], salience: Salience) -> 
     for s in each_candidate(message, history, salience, asked):
         p = model.probability(s.features)
         if best is None or p > best[0]:
-            best = (p, s.features[_IDF_MAX], s.features[_MSG_MAX_IDF])
+            best = (p, s.features[idf_max], s.features[msg_max_idf])
     if best is None or best[0] < C.SELECTOR_VETO:
         return False
     return best[1] > best[2] + C.SUBJECT_MARGIN
