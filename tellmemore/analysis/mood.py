@@ -27,7 +27,7 @@ it rather than answering a remark.
 from __future__ import annotations
 
 import re
-from itertools import pairwise
+from itertools import dropwhile, pairwise
 
 from tellmemore.analysis import lexicon
 from tellmemore.analysis.tokens import norm, tokenize
@@ -47,7 +47,7 @@ def _opens_asking(words: list[str], exclaims: bool) -> bool:
     "What a war!"), a request's verb ("list", "please explain") or a verb whose object
     is the asker ("tell me")."""
     skipped = _words("interjections") | _words("reaction_words")
-    rest = [w for i, w in enumerate(words) if any(v not in skipped for v in words[: i + 1])]
+    rest = list(dropwhile(lambda w: w in skipped, words))
     if not rest:
         return False
     if not exclaims and rest[0] in _words("question_start"):
