@@ -158,7 +158,7 @@ def test_the_sentence_most_like_the_question_is_quoted() -> None:
         (0, 0),
         (1, 0),
         (2, 0),
-    ]  # opt-in: off by default
+    ]  # choose's own default is off; the answer passes retrieval.quote_nearest (on)
     chosen = selection.choose(scored, 0.1, held, nearest=True)
     assert [(c[1], c[2]) for c in chosen] == [(0, 0), (1, 4), (2, 0)]
 
@@ -208,26 +208,14 @@ def test_a_value_question_quotes_the_value_stated_for_its_subject(minilm) -> Non
     """The jury duty section says "up to 3 days paid time to serve on a jury"; the
     bereavement section's "up to three consecutive days" shares "paid" and "leave" with
     the question and was quoted instead (only the section heading names the subject). The
-    nearest sentence (on by default) quotes it; with it off, it still loses."""
+    nearest sentence (`retrieval.quote_nearest`, on by default) quotes it, as the sentence
+    most like the question; with it off, it still loses."""
     off = extractive.best_sentences(
         "How long is paid leave for jury duty?", _jury_hits(), embed=minilm.embed_documents,
         nearest=False,
     )  # fmt: skip
     assert not any("serve on a jury" in e.sentence for e in off)
     answer = _answer("How long is paid leave for jury duty?", _jury_hits(), minilm)
-    assert "up to 3 days paid time to serve on a jury" in answer
-
-
-def test_the_nearest_sentence_quotes_the_value_stated_for_its_subject(minilm) -> None:  # type: ignore[no-untyped-def]
-    """The same question with `nearest` (retrieval.quote_nearest): the jury duty
-    sentence is the one most like the question."""
-    quoted = extractive.best_sentences(
-        "How long is paid leave for jury duty?",
-        _jury_hits(),
-        embed=minilm.embed_documents,
-        nearest=True,
-    )
-    answer = "\n".join(e.sentence for e in quoted)
     assert "up to 3 days paid time to serve on a jury" in answer
 
 
