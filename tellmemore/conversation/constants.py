@@ -19,14 +19,13 @@ OWN_SUBJECT_RUN = 4
 """... or this many content words, one of them distinctive: a question of its own."""
 FRAGMENT_WORDS = 2
 """A verbless keyword fragment ("Disaster Recovery.") this short needs resolving."""
-SUBJECT_MARGIN = -1.0
-"""A short message the gate reads as self-contained still needs the conversation's subject
+SUBJECT_MARGIN = 0.0
+"""A short question the gate reads as self-contained still needs the conversation's subject
 when the selector's best history phrase is more specific (normalised IDF) than any word of
-the message by more than this (conversation/subject.py); below 0: off. Off by default: at
-0 (the typed message not searched beside the carry) Clef fully right 67 -> 69, TTS 54 -> 56,
-PostHog unchanged (never fired), held-out nDCG@5 govt +0.001 and mtrag-un clapnq +0.013, but
-it carries into topic-switch probes (govt 0.082 -> 0.094, mtrag-un clapnq 0.257 -> 0.284),
-which issue 20 forbids (bench/results/subject_carry.md)."""
+the message by more than this (conversation/subject.py); below 0: off. A remark is never
+read (analysis/mood.py), so MTRAG's one topic-switch probe it carried into ("So, no game
+meat from now on!") keeps its words: no MTRAG query changes, Clef and TTS gain the turns
+it was written from, mtrag-un clapnq +0.013 (bench/results/subject_carry.md)."""
 
 # --- referents ---------------------------------------------------------------------
 NAMING_RUN = 3

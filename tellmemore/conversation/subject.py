@@ -9,12 +9,18 @@ selector would carry (conversation/selector.py, at least C.SELECTOR_VETO probabl
 more specific, by the index's own IDF, than anything the message says. A follow-up
 narrows its subject with plainer words ("notice", "eligible", "paid"); a new subject
 is named at least as specifically as the one it leaves ("What is a galaxy?").
+
+Only a message that asks (analysis/mood.py) is read: a remark ("So, no game meat from now
+on!") states where the conversation goes, and carrying the old subject into it is
+over-binding (MTRAG govt's one topic-switch probe it fired on). A switch marker ("never
+mind, ...") drops the carry in the resolver, as it drops every carry.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tellmemore.analysis.mood import asks
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience
 from tellmemore.types import Turn
@@ -25,9 +31,9 @@ REASON = "less specific than the subject"
 
 def lacks_subject(message: str, history: Sequence[Turn], salience: Salience) -> bool:
     """Whether the selector's best history phrase is more specific than the message's most
-    specific word by more than C.SUBJECT_MARGIN. False without the model or an index
-    (the features mean little without the index's IDF) or with the check switched off."""
-    if C.SUBJECT_MARGIN < 0 or salience.term_stats is None:
+    specific word by more than C.SUBJECT_MARGIN. False for a remark, without the model or
+    an index (the features mean little without the index's IDF) or with the check off."""
+    if C.SUBJECT_MARGIN < 0 or salience.term_stats is None or not asks(message):
         return False
     from tellmemore.conversation.gate import GateResult  # the gate calls this module
     from tellmemore.conversation.selector import FEATURES, default_model, each_candidate

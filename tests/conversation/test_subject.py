@@ -17,6 +17,8 @@ from tellmemore.conversation.selector import FEATURES, SelectorModel, default_mo
 
 from .histories import A, U, corpus_stats
 
+SUBJECT = "less specific than the subject"
+
 FILLER = [f"employees receive paid holidays and a laptop, item {i}" for i in range(16)]
 CORPUS = [
     "Sabbatical: after five years you may take a paid sabbatical of four weeks.",
@@ -34,9 +36,7 @@ HISTORY = [
 
 @pytest.fixture
 def selector(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """A selector that gives every history phrase probability sigmoid(bias), and the check
-    switched on (it ships off: C.SUBJECT_MARGIN)."""
-    monkeypatch.setattr(C, "SUBJECT_MARGIN", 0.0)
+    """A selector that gives every history phrase probability sigmoid(bias)."""
 
     def use(bias: float) -> None:
         model = SelectorModel(
@@ -91,9 +91,20 @@ def test_without_an_index_or_switched_off_nothing_changes(
     assert verdict.reason == "self-contained"
 
 
-def test_it_ships_switched_off() -> None:
-    assert C.SUBJECT_MARGIN < 0
-    assert gate("how much notice?", HISTORY, corpus_stats(CORPUS)).reason == "self-contained"
+def test_it_ships_switched_on(selector) -> None:
+    selector(30.0)
+    assert C.SUBJECT_MARGIN == 0.0
+    assert gate("how much notice?", HISTORY, corpus_stats(CORPUS)).reason == SUBJECT
+
+
+def test_a_remark_keeps_its_own_subject(selector) -> None:
+    """A remark says where the conversation goes; carrying the old subject into it is
+    over-binding (MTRAG govt's "So, no game meat from now on!"). The same words asked
+    need the subject."""
+    selector(30.0)
+    stats = corpus_stats(CORPUS)
+    assert gate("so, no more notice from now on!", HISTORY, stats).reason == "self-contained"
+    assert gate("so, no more notice from now on?", HISTORY, stats).reason == SUBJECT
 
 
 def test_a_wide_margin_keeps_a_near_tie_as_typed(selector, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -48,7 +48,8 @@ class EmbeddedResolver:
         asked = preamble.rest if preamble is not None else message
         try:
             res = RunState(list(history), context).resolve(asked, depth=0)
-            if preamble is not None and preamble.switches and res.passes == ("carry",):
+            carried_only = set(res.passes) <= {"carry", "subject"} and "carry" in res.passes
+            if preamble is not None and preamble.switches and carried_only:
                 res = Resolution(query=asked)  # "by the way, ...": the topic is left behind
         except Exception as exc:
             logger.exception("embedded resolver failed on %r", message[:200])
