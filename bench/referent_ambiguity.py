@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import resolver_latency as RL  # noqa: E402
 
-from tellmemore.conversation import ambiguity  # noqa: E402
+from tellmemore.conversation import ambiguity, coordination  # noqa: E402
 from tellmemore.conversation import constants as C  # noqa: E402
 from tellmemore.conversation.gate import gate  # noqa: E402
 from tellmemore.conversation.preamble import without_preamble  # noqa: E402
@@ -69,7 +69,19 @@ def collect() -> list[dict[str, Any]]:
             recorded.append({"shape": "kind", "value": len(found.items), "options": opts})
         return False
 
+    def record_coord(shape: str):  # type: ignore[no-untyped-def]
+        def hook(found, ratio=0.0):  # type: ignore[no-untyped-def]
+            if found is not None and (shape == "coordinated" or found.contrast):
+                opts = " | ".join(p.text for p in found.options)
+                recorded.append({"shape": shape, "value": found.ratio, "options": opts})
+            return False
+
+        return hook
+
+    real_coord = coordination.asks, coordination.asks_carried
     ambiguity.asks, ambiguity.asks_kind = record, record_kind  # type: ignore[assignment]
+    coordination.asks = record_coord("coordinated")  # type: ignore[assignment]
+    coordination.asks_carried = record_coord("carried")  # type: ignore[assignment]
     resolver = EmbeddedResolver()
     rows: list[dict[str, Any]] = []
     try:
@@ -100,6 +112,7 @@ def collect() -> list[dict[str, Any]]:
                     )
     finally:
         ambiguity.asks, ambiguity.asks_kind = real_asks, real_kind  # type: ignore[assignment]
+        coordination.asks, coordination.asks_carried = real_coord  # type: ignore[assignment]
     return rows
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tellmemore.conversation import ambiguity
+from tellmemore.conversation import ambiguity, coordination
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import (
     Candidate,
@@ -245,7 +245,11 @@ def bind_one(
     if best.score < C.MIN_ANTECEDENT:
         return None
     if ref.kind in CHAINED_KINDS and st.depth == 0:
-        flip = coin_flip(st, ranked) or one_of_listed_kind(st, message, ref, best)
+        flip = (
+            coin_flip(st, ranked)
+            or one_of_listed_kind(st, message, ref, best)
+            or one_of_coordinated(st, message, ref, best, ranked)
+        )
         if flip is not None:
             return flip
     return best.phrase, best.role
@@ -283,6 +287,26 @@ def one_of_listed_kind(
     if not kind and not any(set(best.phrase.stems) == set(it.stems) for it in found.items):
         return None  # "how is it treated?" after the flu's symptoms: the flu
     return Ambiguous([replace(p, text=st.surface(p)) for p in found.items])
+
+
+def one_of_coordinated(
+    st: RunState,
+    message: str,
+    ref: Referent,
+    best: Candidate,
+    ranked: list[tuple[Candidate, float]],
+) -> Ambiguous | None:
+    """Ask which one when a singular pronoun's best antecedent is one of the things the
+    user's last question set side by side ("When will my laptop and phone arrive?", then
+    "what rules do I have to follow with it?"): `conversation.coordination`."""
+    previous = st.previous()
+    if not singular(ref) or previous is None:
+        return None
+    found = coordination.one_of(previous[1], message, best.phrase, ranked)
+    if not coordination.asks(found):
+        return None
+    assert found is not None
+    return Ambiguous([replace(p, text=st.surface(p)) for p in found.options])
 
 
 def topic_scope(
