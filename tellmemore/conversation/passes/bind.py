@@ -300,7 +300,7 @@ def one_of_coordinated(
     user's last question set side by side ("When will my laptop and phone arrive?", then
     "what rules do I have to follow with it?"): `conversation.coordination`."""
     previous = st.previous()
-    if not singular(ref) or previous is None:
+    if ref.text.lower() not in coordination.THING_PRONOUNS or previous is None:
         return None
     found = coordination.one_of(previous[1], message, best.phrase, ranked)
     if not coordination.asks(found):
