@@ -235,7 +235,7 @@ def main() -> None:
         coord.append({"fitted_on": fit_d, "reported_on": held, "coord": chosen,
                       "alone": _count(rows, NEVER, 99, chosen),
                       "with_shipped": _count(rows, *shipped, chosen)})  # fmt: skip
-    for k in COORD_RATIOS + (NEVER,):
+    for k in (*COORD_RATIOS, NEVER):
         coord.append({"fitted_on": "sweep", "reported_on": "both", "coord": k,
                       "alone": _count(rows, NEVER, 99, k),
                       "with_shipped": _count(rows, *shipped, k)})  # fmt: skip
@@ -313,7 +313,7 @@ def markdown(
     for r in sweep:
         cells = [_rate(*r[c]) for c in COLUMNS]
         out.append(f"| {r['ratio']} | {r['items']} | " + " | ".join(cells) + " |")
-    out += ["", "## One of the things the last question set side by side (`conversation.coordination`)", ""]
+    out += ["", "## One of the things the last question set side by side (coordination)", ""]
     out.append(COORD_READING)
     out.append("")
     out.append("| fitted on | reported on | coordination ratio | rule | " + " | ".join(HEAD) + " |")
