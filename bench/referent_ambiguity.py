@@ -97,7 +97,7 @@ def collect() -> list[dict[str, Any]]:
                     if history:
                         fixed, _ = correct_spelling(r["message"], stats)
                         if gate(without_preamble(fixed), history, stats).needs_resolution:
-                            ctx = ResolveContext(term_stats=stats)
+                            ctx = ResolveContext(term_stats=stats, ask_coordinated=True)
                             query = resolver.resolve(fixed, history, ctx).query
                     label = r.get("answerability", "SPECIFIED")
                     rows.append(

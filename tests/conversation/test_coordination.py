@@ -37,8 +37,8 @@ CORPUS = [
 ]
 
 
-def resolve(message: str, history: list[Turn]) -> Resolution:
-    ctx = ResolveContext(term_stats=corpus_stats(CORPUS))
+def resolve(message: str, history: list[Turn], on: bool = True) -> Resolution:
+    ctx = ResolveContext(term_stats=corpus_stats(CORPUS), ask_coordinated=on)
     return EmbeddedResolver().resolve(message, history, ctx)
 
 
@@ -119,3 +119,22 @@ def test_this_after_two_topics_means_both_at_once() -> None:
         A("Chemotherapy can affect fertility: it can damage the cells that produce eggs."),
     ]
     assert not resolve("any good idea to this?", history).ambiguous
+
+
+def test_the_chosen_one_takes_the_pronoun_without_the_declined_one() -> None:
+    """ "the phone" after "Do you mean laptop or phone?": the original question about the
+    phone, with no "for laptop" added back as the topic's scope."""
+    question = "what rules do I have to follow with it?"
+    asked = resolve(question, EQUIPMENT)
+    history = [*EQUIPMENT, U(question), A(asked.clarification or "")]
+    res = resolve("the phone", history)
+    assert not res.ambiguous
+    assert "phone" in res.query.lower() and "rules" in res.query.lower()
+    assert "laptop" not in res.query.lower()
+
+
+def test_off_by_default_it_binds_as_before() -> None:
+    """Opt-in (`conversation.ask_coordinated`): off, the pronoun binds and the bare question
+    carries the topic, as before."""
+    assert not resolve("what rules do I have to follow with it?", EQUIPMENT, on=False).ambiguous
+    assert not resolve("how do I apply?", LEAVE, on=False).ambiguous

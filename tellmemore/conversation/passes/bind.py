@@ -299,8 +299,10 @@ def one_of_coordinated(
     """Ask which one when a singular pronoun's best antecedent is one of the things the
     user's last question set side by side ("When will my laptop and phone arrive?", then
     "what rules do I have to follow with it?"): `conversation.coordination`."""
+    if not st.context.ask_coordinated or ref.text.lower() not in coordination.THING_PRONOUNS:
+        return None
     previous = st.previous()
-    if ref.text.lower() not in coordination.THING_PRONOUNS or previous is None:
+    if previous is None:
         return None
     found = coordination.one_of(previous[1], message, best.phrase, ranked)
     if not coordination.asks(found):
@@ -322,6 +324,8 @@ def topic_scope(
             continue  # before the user's last question of its own: a topic left behind
         if c.role not in ("user", "summary") or c.score < C.MIN_ANTECEDENT:
             continue
+        if set(c.stems) & st.declined:
+            continue  # "what rules ... with the phone" is not "for laptop": declined
         if c.score < C.SCOPE_MIN and not st.is_name(c.phrase):
             continue  # a product name is scope even when every document names it
         words = c.phrase.text.split()
