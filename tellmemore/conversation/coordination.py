@@ -8,11 +8,14 @@ the other one comes, for the two decisions that ask instead of guessing (a singu
 pronoun in `passes.bind`, a message with no subject of its own in `passes.carry`).
 
 The analysis is shared by both and reads only what the phrase parser already gives (the
-question's noun phrases and the characters between them); the joining words are data
-(lexicon patterns "coordination" and "coordination_contrast"). Thresholds are chosen by
-`bench/referent_ambiguity.py` on one MTRAG-UN domain with MTRAG's follow-ups (each
-resolvable: an ask there is a false one) as negatives, and reported on the other
-(bench/results/coordination_ask.md).
+question's noun phrases and the characters between them); the joining words and the
+pronouns that point at a thing are data (lexicon: "coordination", "coordination_contrast",
+"thing_pronouns"). The one threshold (`COORD_RATIO`) is chosen by
+`bench/referent_ambiguity.py` on each MTRAG-UN domain with MTRAG's follow-ups (each
+resolvable: an ask there is a false one) as negatives. Opt-in
+(`conversation.ask_coordinated`): it asked the two such turns of the TTS handbook, nothing
+new on MTRAG or MTRAG-UN, and on the held-out PostHog handbook no missed ask-back and one
+false one (bench/results/coordination_ask.md).
 """
 
 from __future__ import annotations
