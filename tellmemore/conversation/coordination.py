@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from tellmemore.analysis import lexicon
 from tellmemore.conversation.analysis import analyze
 from tellmemore.conversation.binding import Candidate, Phrase
+from tellmemore.conversation.phrases import PREDICATES
 from tellmemore.conversation.text import COMMON_VERBS, FUNCTION_WORDS, norm, stem
 from tellmemore.conversation.verbforms import DETERMINERS, DO
 
@@ -64,20 +65,26 @@ def coordinations(question: str) -> list[Coordination]:
         located.append((p, at, at + len(p.text)))
         pos = at + len(p.text)
     groups: list[list[tuple[Phrase, int, int]]] = []
+    last = -1  # the located phrase the last group ends with
     for k in range(1, len(located)):
         prev, cur = located[k - 1], located[k]
         m = _GAP.fullmatch(question[prev[2] : cur[1]])
         if m is None:
             continue
-        mods = m.group("mod") or ""
-        if any(_not_modifier(norm(w)) for w in mods.split()):
-            continue  # "and then", "and reduce costs": no second thing of the kind
-        grown = _grow(cur[0], mods)
-        item = (grown, cur[1] - len(mods), cur[2])
-        if groups and groups[-1][-1][0] is prev[0]:
-            groups[-1].append(item)
+        mods, tail = m.group("mod") or "", (m.group("tail") or "").strip()
+        if any(_not_modifier(norm(w)) for w in (*mods.split(), *tail.split())) or (
+            norm(tail) in PREDICATES
+        ):
+            continue  # "and then", "and reduce costs", "plans available and": no conjunct
+        item = (_grow(cur[0], mods), cur[1] - len(mods), cur[2])
+        if groups and last == k - 1 and not tail:
+            groups[-1].append(item)  # "A and B or C"
         else:
-            groups.append([prev, item])
+            first = prev[0]
+            if tail:  # "Starter" + "plan" the parser took for do-support's verb
+                first = Phrase(f"{first.text} {tail}", (*first.stems, stem(norm(tail))))
+            groups.append([(first, prev[1], prev[2] + 1 + len(tail)), item])
+        last = k
     out = []
     for g in groups:
         options = _without_verb(question, g)
@@ -113,7 +120,18 @@ def _without_verb(question: str, group: Sequence[tuple[Phrase, int, int]]) -> li
     if before and before[-1] in DO and (not rest or not rest[0].isalnum()) and len(words) > 1:
         cut = last[0]
         phrases[-1] = Phrase(" ".join(words[:-1]), cut.stems[:-1], cut.prep, cut.capitalized)
-    return phrases
+    return [_without_predicate(p) for p in phrases]
+
+
+def _without_predicate(p: Phrase) -> Phrase:
+    """The conjunct without an adjective said of it ("the monthly pass better for
+    tourists": "monthly pass")."""
+    words = p.text.split()
+    while len(words) > 1 and norm(words[-1]) in PREDICATES:
+        words.pop()
+    if len(words) == len(p.text.split()):
+        return p
+    return Phrase(" ".join(words), p.stems[: len(words)], p.prep, p.capitalized)
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,17 @@ def resolve(message: str, history: list[Turn], on: bool = True) -> Resolution:
         ("Is Shylock a villain or a victim?", [["villain", "victim"]], True),
         ("Do you think that facilitated diffusion plays a role in passive transport?", [], False),
         ("How long is the sabbatical and then what?", [], False),
+        (
+            "When do the Starter plan and the Enterprise plan renew?",
+            [["Starter plan", "Enterprise plan"]],
+            False,
+        ),
+        (
+            "Is the day pass or the monthly pass better for tourists?",
+            [["day pass", "monthly pass"]],
+            True,
+        ),
+        ("What are the billing plans available and differences between each of them?", [], True),
     ],
 )
 def test_the_conjuncts_of_a_question(
@@ -61,7 +72,7 @@ def test_the_conjuncts_of_a_question(
 ) -> None:
     found = coordinations(question)
     assert [[p.text for p in c.options] for c in found] == options
-    assert all(c.contrast is contrast for c in found)
+    assert all(c.contrast is contrast for c in found)  # (no group: nothing to check)
 
 
 def test_it_after_two_things_asked_about_together_asks_which() -> None:
