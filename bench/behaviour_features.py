@@ -156,8 +156,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--domains", default=",".join(DOMAINS))
     parser.add_argument("--index", type=Path, help="open this index.db (one domain) instead")
+    parser.add_argument(
+        "--ask-coordinated", action="store_true", help="conversation.ask_coordinated on (opt-in)"
+    )
     args = parser.parse_args()
-    settings = Settings(retrieval={"abstention": "judged"})  # the decision measured
+    conversation = {"ask_coordinated": True} if args.ask_coordinated else {}
+    # the decision measured
+    settings = Settings(retrieval={"abstention": "judged"}, conversation=conversation)
     embedder = load_embedder(settings.embedder)
     t0 = time.perf_counter()
     rows = []

@@ -115,6 +115,7 @@ MODES: tuple[tuple[str, dict], ...] = (  # type: ignore[type-arg]
     ("floor + focus (opt-in)", {"retrieval": {"focus": True}}),
     ("floor + stated value 0.5 (opt-in)", {"retrieval": {"min_value_share": 0.5}}),
     ("floor, phrase off (before session 19)", {"retrieval": {"phrase": False}}),
+    ("floor + ask coordinated (opt-in)", {"conversation": {"ask_coordinated": True}}),
 )
 """The behaviour modes every real-document bench runs: the default, and the opt-in ones."""
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import resolver_latency as RL  # noqa: E402
 
-from tellmemore.conversation import ambiguity  # noqa: E402
+from tellmemore.conversation import ambiguity, coordination  # noqa: E402
 from tellmemore.conversation import constants as C  # noqa: E402
 from tellmemore.conversation.gate import gate  # noqa: E402
 from tellmemore.conversation.preamble import without_preamble  # noqa: E402
@@ -69,7 +69,19 @@ def collect() -> list[dict[str, Any]]:
             recorded.append({"shape": "kind", "value": len(found.items), "options": opts})
         return False
 
+    def record_coord(shape: str):  # type: ignore[no-untyped-def]
+        def hook(found, ratio=0.0):  # type: ignore[no-untyped-def]
+            if found is not None and (shape == "coordinated" or found.contrast):
+                opts = " | ".join(p.text for p in found.options)
+                recorded.append({"shape": shape, "value": found.ratio, "options": opts})
+            return False
+
+        return hook
+
+    real_coord = coordination.asks, coordination.asks_carried
     ambiguity.asks, ambiguity.asks_kind = record, record_kind  # type: ignore[assignment]
+    coordination.asks = record_coord("coordinated")  # type: ignore[assignment]
+    coordination.asks_carried = record_coord("carried")  # type: ignore[assignment]
     resolver = EmbeddedResolver()
     rows: list[dict[str, Any]] = []
     try:
@@ -85,7 +97,7 @@ def collect() -> list[dict[str, Any]]:
                     if history:
                         fixed, _ = correct_spelling(r["message"], stats)
                         if gate(without_preamble(fixed), history, stats).needs_resolution:
-                            ctx = ResolveContext(term_stats=stats)
+                            ctx = ResolveContext(term_stats=stats, ask_coordinated=True)
                             query = resolver.resolve(fixed, history, ctx).query
                     label = r.get("answerability", "SPECIFIED")
                     rows.append(
@@ -100,6 +112,7 @@ def collect() -> list[dict[str, Any]]:
                     )
     finally:
         ambiguity.asks, ambiguity.asks_kind = real_asks, real_kind  # type: ignore[assignment]
+        coordination.asks, coordination.asks_carried = real_coord  # type: ignore[assignment]
     return rows
 
 
@@ -107,17 +120,26 @@ RATIOS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.01)
 ITEMS = (2, 3, 4, 5, 99)
 
 
-def _asks(row: dict[str, Any], ratio: float, items: int) -> bool:
+COORD_RATIOS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 1.01)
+NEVER = 9.0
+"""A threshold no shape reaches: the shape switched off."""
+
+
+def _asks(row: dict[str, Any], ratio: float, items: int, coord: float | None = None) -> bool:
+    coord = coordination.COORD_RATIO if coord is None else coord
     return any(
         (f["shape"] == "pronoun" and f["value"] >= ratio)
         or (f["shape"] == "kind" and f["value"] >= items)
+        or (f["shape"] in ("coordinated", "carried") and f["value"] >= coord)
         for f in row["found"]
     )
 
 
-def _count(rows: list[dict[str, Any]], ratio: float, items: int) -> dict[str, tuple[int, int]]:
+def _count(
+    rows: list[dict[str, Any]], ratio: float, items: int, coord: float | None = None
+) -> dict[str, tuple[int, int]]:
     def n(sel: list[dict[str, Any]]) -> tuple[int, int]:
-        return sum(_asks(r, ratio, items) for r in sel), len(sel)
+        return sum(_asks(r, ratio, items, coord) for r in sel), len(sel)
 
     out = {}
     for d in UN:
@@ -146,6 +168,26 @@ def choose(rows: list[dict[str, Any]], domain: str) -> tuple[float, int]:
             key = (tp, -(fu + fm), ratio, items)
             if best is None or key > best[0]:
                 best = (key, (ratio, items))
+    assert best is not None
+    return best[1]
+
+
+def choose_coord(rows: list[dict[str, Any]], domain: str) -> float:
+    """The coordination threshold, the other shapes switched off: the most UNDERSPECIFIED
+    turns of `domain`, then the fewest false asks (MTRAG follow-ups and `domain`'s other
+    turns), then the loosest ratio: the shape is new and rare, so among thresholds that ask
+    no negative of the fitting data the one that lets the most unseen positives through."""
+    best: tuple[tuple[float, ...], float] | None = None
+    for coord in COORD_RATIOS:
+        c = _count(rows, NEVER, 99, coord)
+        tp, _ = c[f"{domain}:pos"]
+        fu, nu = c[f"{domain}:neg"]
+        fm, nm = c["mtrag"]
+        if fu > MAX_FALSE_UN * nu or fm > MAX_FALSE_MTRAG * nm:
+            continue
+        key = (tp, -(fu + fm), -coord)
+        if best is None or key > best[0]:
+            best = (key, coord)
     assert best is not None
     return best[1]
 
@@ -187,8 +229,22 @@ def main() -> None:
     for r in results:
         print({k: (_rate(*v) if isinstance(v, tuple) else v) for k, v in r.items()})
     sweep = [{"ratio": ra, "items": it, **_count(rows, ra, it)} for ra in RATIOS for it in ITEMS]
-    OUT.with_suffix(".json").write_text(json.dumps({"results": results, "sweep": sweep}, indent=1))
-    OUT.with_suffix(".md").write_text(markdown(rows, results, sweep))
+    coord = []
+    for fit_d, held in (("clapnq", "cloud"), ("cloud", "clapnq")):
+        chosen = choose_coord(rows, fit_d)
+        coord.append({"fitted_on": fit_d, "reported_on": held, "coord": chosen,
+                      "alone": _count(rows, NEVER, 99, chosen),
+                      "with_shipped": _count(rows, *shipped, chosen)})  # fmt: skip
+    for k in (*COORD_RATIOS, NEVER):
+        coord.append({"fitted_on": "sweep", "reported_on": "both", "coord": k,
+                      "alone": _count(rows, NEVER, 99, k),
+                      "with_shipped": _count(rows, *shipped, k)})  # fmt: skip
+    for r in coord[:2]:
+        print(r["fitted_on"], r["coord"], {k: _rate(*v) for k, v in r["with_shipped"].items()})
+    OUT.with_suffix(".json").write_text(
+        json.dumps({"results": results, "sweep": sweep, "coordination": coord}, indent=1)
+    )
+    OUT.with_suffix(".md").write_text(markdown(rows, results, sweep, coord))
 
 
 COMMAND = ".venv/bin/python bench/referent_ambiguity.py --recollect  # ~15 s"
@@ -209,6 +265,15 @@ of 122 others: the issue's 40% is not met. A logistic over the candidates' close
 question, how many come within 0.7), fitted first, asked on 0 of 9 and 0 of 37 held out at
 the 1% MTRAG budget: resolvable MTRAG pronouns have rivals as close (0.8-0.99) as the
 underspecified ones, so the decision reads the rival's kind, not closeness alone."""
+COORD_READING = """A singular pronoun whose antecedent is one of two or more noun phrases
+the user's last question joined with "and", "or" or "vs" ("When will my laptop and phone
+arrive?" then "what rules do I have to follow with it?"), or a message with no subject of
+its own that would carry one of two things that question set against each other ("the
+difference between FMLA and paid parental leave" then "how do I apply?"), asks which one
+when the other conjunct's candidate score is at least the coordination ratio of the
+antecedent's. `alone`: this rule only; `with_shipped`: with the two shapes above at their
+shipped thresholds. Chosen per domain: most UNDERSPECIFIED turns of the fitting domain,
+then fewest false asks there and on MTRAG's follow-ups, then the loosest ratio."""
 COLUMNS = ("clapnq:pos", "clapnq:neg", "cloud:pos", "cloud:neg", "mtrag/clapnq", "mtrag/cloud",
            "mtrag/govt", "mtrag")  # fmt: skip
 HEAD = ("MTRAG-UN clapnq UNDERSPEC.", "clapnq others", "MTRAG-UN cloud UNDERSPEC.",
@@ -217,7 +282,10 @@ HEAD = ("MTRAG-UN clapnq UNDERSPEC.", "clapnq others", "MTRAG-UN cloud UNDERSPEC
 
 
 def markdown(
-    rows: list[dict[str, Any]], results: list[dict[str, Any]], sweep: list[dict[str, Any]]
+    rows: list[dict[str, Any]],
+    results: list[dict[str, Any]],
+    sweep: list[dict[str, Any]],
+    coord: list[dict[str, Any]],
 ) -> str:
     out = [
         "# Ask back when a follow-up's referent is a coin flip (held out)",
@@ -245,15 +313,24 @@ def markdown(
     for r in sweep:
         cells = [_rate(*r[c]) for c in COLUMNS]
         out.append(f"| {r['ratio']} | {r['items']} | " + " | ".join(cells) + " |")
+    out += ["", "## One of the things the last question set side by side (coordination)", ""]
+    out.append(COORD_READING)
+    out.append("")
+    out.append("| fitted on | reported on | coordination ratio | rule | " + " | ".join(HEAD) + " |")
+    out.append("| --- | --- | --- | --- | " + " | ".join("---" for _ in HEAD) + " |")
+    for r in coord:
+        for rule in ("alone", "with_shipped"):
+            cells = [_rate(*r[rule][c]) for c in COLUMNS]
+            k = "never" if r["coord"] == NEVER else r["coord"]
+            out.append(f"| {r['fitted_on']} | {r['reported_on']} | {k} | {rule} | "
+                       + " | ".join(cells) + " |")  # fmt: skip
     out += ["", "## Every turn with something to ask about (shipped thresholds mark `asks`)", ""]
     out.append("| set | label | shape | value | asks | message | options |")
     out.append("| --- | --- | --- | --- | --- | --- | --- |")
     ratio, items = C.RIVAL_RATIO, C.KIND_ITEMS
     for r in rows:
         for f in r["found"]:
-            yes = (f["shape"] == "pronoun" and f["value"] >= ratio) or (
-                f["shape"] == "kind" and f["value"] >= items
-            )
+            yes = _asks({"found": [f]}, ratio, items)
             msg = r["message"].replace("|", "/")[:90]
             out.append(
                 f"| {r['set']} | {r['label']} | {f['shape']} | {f['value']:.2f} | "

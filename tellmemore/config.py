@@ -217,6 +217,12 @@ class ConversationSettings(_Section):
     """... each up to this many characters ..."""
     max_history_chars: int = Field(default=48_000, ge=1)
     """... and this many characters in all: the cost of a turn is bounded."""
+    ask_coordinated: bool = False
+    """Ask which one when a follow-up speaks of one of the things the last question set
+    side by side ("my laptop and phone", then "what rules apply to it?";
+    `conversation.coordination`). Opt-in: on the TTS handbook it asks the two such turns,
+    on MTRAG and MTRAG-UN it asks nothing new, and on the held-out PostHog handbook it
+    gained no ask-back and added one false one (bench/results/coordination_ask.md)."""
 
 
 class LLMSettings(_Section):

@@ -444,6 +444,7 @@ class TurnRunner:
             headings=headings,
             summary=req.summary,
             window=self.settings.conversation.window,
+            ask_coordinated=self.settings.conversation.ask_coordinated,
             deadline=req.deadline,
         )
         resolution = self.resolver.resolve(message, history, context)

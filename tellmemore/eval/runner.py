@@ -239,6 +239,7 @@ def _run_dataset(
             term_stats=index.term_stats,
             headings=index.headings,
             window=settings.conversation.window,
+            ask_coordinated=settings.conversation.ask_coordinated,
         )
         _warm_term_stats(index)
         runs_dir = cache_dir / "runs"

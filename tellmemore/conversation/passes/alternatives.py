@@ -159,6 +159,9 @@ def clarification_reply(st: RunState, message: str, depth: int) -> Resolution | 
         # "How do I apply?" has nothing to bind the choice to: it qualifies the question
         return qualified
     sub = st.sub_run(orig)
+    sub.declined = frozenset(
+        stem(w) for o in options if o != chosen for w in content_words(o)
+    ) - set(chosen_phrase.stems)
     res = sub.resolve(question, depth=depth + 1, prefer=chosen)
     if res.ambiguous:
         return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tellmemore.conversation import ambiguity
+from tellmemore.conversation import ambiguity, coordination
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import (
     Candidate,
@@ -245,7 +245,11 @@ def bind_one(
     if best.score < C.MIN_ANTECEDENT:
         return None
     if ref.kind in CHAINED_KINDS and st.depth == 0:
-        flip = coin_flip(st, ranked) or one_of_listed_kind(st, message, ref, best)
+        flip = (
+            coin_flip(st, ranked)
+            or one_of_listed_kind(st, message, ref, best)
+            or one_of_coordinated(st, message, ref, best, ranked)
+        )
         if flip is not None:
             return flip
     return best.phrase, best.role
@@ -285,6 +289,28 @@ def one_of_listed_kind(
     return Ambiguous([replace(p, text=st.surface(p)) for p in found.items])
 
 
+def one_of_coordinated(
+    st: RunState,
+    message: str,
+    ref: Referent,
+    best: Candidate,
+    ranked: list[tuple[Candidate, float]],
+) -> Ambiguous | None:
+    """Ask which one when a singular pronoun's best antecedent is one of the things the
+    user's last question set side by side ("When will my laptop and phone arrive?", then
+    "what rules do I have to follow with it?"): `conversation.coordination`."""
+    if not st.context.ask_coordinated or ref.text.lower() not in coordination.THING_PRONOUNS:
+        return None
+    previous = st.previous()
+    if previous is None:
+        return None
+    found = coordination.one_of(previous[1], message, best.phrase, ranked)
+    if not coordination.asks(found):
+        return None
+    assert found is not None
+    return Ambiguous([replace(p, text=st.surface(p)) for p in found.options])
+
+
 def topic_scope(
     st: RunState, query: str, bindings: dict[str, str], cands: list[Candidate]
 ) -> Phrase | None:
@@ -298,6 +324,8 @@ def topic_scope(
             continue  # before the user's last question of its own: a topic left behind
         if c.role not in ("user", "summary") or c.score < C.MIN_ANTECEDENT:
             continue
+        if set(c.stems) & st.declined:
+            continue  # "what rules ... with the phone" is not "for laptop": declined
         if c.score < C.SCOPE_MIN and not st.is_name(c.phrase):
             continue  # a product name is scope even when every document names it
         words = c.phrase.text.split()

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tellmemore.conversation import constants as C
+from tellmemore.conversation import coordination
 from tellmemore.conversation.binding import (
     Candidate,
 )
@@ -16,6 +17,7 @@ from tellmemore.conversation.passes.base import Follow
 from tellmemore.conversation.passes.state import as_typed
 from tellmemore.conversation.realize import (
     append_phrases,
+    clarification_question,
 )
 from tellmemore.conversation.selector import default_model, each_candidate
 from tellmemore.conversation.subject import REASON as SUBJECT_REASON
@@ -82,10 +84,45 @@ def carry(
     picked = [c for c in picked if c.score >= C.MIN_ANTECEDENT]
     if not picked:
         return Resolution(query=message)
+    if topic and st.depth == 0 and st.context.ask_coordinated and (
+        asked := _one_of_contrasted(st, message, picked, user)
+    ):
+        return asked
     texts = [st.surface(c.phrase) for c in picked]
     query = append_phrases(message, [(c.phrase, t) for c, t in zip(picked, texts, strict=True)])
     key = as_typed(typed if typed is not None else message)
     return Resolution(query=query, bindings={key: ", ".join(texts)}, passes=(NAME,))
+
+
+def _one_of_contrasted(
+    st: RunState, message: str, picked: list[Candidate], user: list[Candidate]
+) -> Resolution | None:
+    """Ask which one when the topic to carry is one of two things the user's last question
+    set against each other ("the difference between FMLA and paid parental leave", then
+    "how do I apply?"): carrying the more salient one is a guess
+    (`conversation.coordination`)."""
+    previous = st.previous()
+    if previous is None:
+        return None
+    ranked = sorted(((c, c.score) for c in user), key=lambda cs: -cs[1])
+    found = None
+    for c in picked:  # "difference, FMLA": the carried conjunct need not come first
+        found = found or (
+            coordination.one_of(previous[1], message, c.phrase, ranked)
+            if c.turn == previous[0]
+            else None
+        )
+    if not coordination.asks_carried(found):
+        return None
+    assert found is not None
+    options = [replace(p, text=st.surface(p)) for p in found.options]
+    return Resolution(
+        query=message,
+        ambiguous=True,
+        clarification=clarification_question(options),
+        candidates=tuple(p.text for p in options),
+        passes=(NAME,),
+    )
 
 
 def selector_vetoes(st: RunState, message: str, verdict: GateResult | None) -> bool:

@@ -110,6 +110,9 @@ class RunState:
         self.salience = Salience(context.term_stats)
         self.headings = headings_of(context.headings)
         self.depth = 0
+        self.declined: frozenset[str] = frozenset()
+        """Stems of the options a clarifying question offered that the reply did not choose
+        ("phone" chosen over "laptop"): never added back as the topic's scope."""
         self._chain: tuple[Phrase, str] | Literal[False] | None = False
         """The chained antecedent once looked up (False: not yet)."""
         self._picked: Phrase | Literal[False] | None = False

@@ -33,6 +33,9 @@ class ResolveContext:
     disabled_passes: frozenset[str] = frozenset()
     """Passes of the embedded resolver to skip ("ordinal", "carry", ...): an ablation, so a
     benchmark can measure what each pass adds on a held-out domain. Empty in normal use."""
+    ask_coordinated: bool = False
+    """`conversation.ask_coordinated`: ask which of the last question's conjuncts a
+    follow-up means (`conversation.coordination`)."""
     deadline: float | None = None
     """The `time.monotonic()` instant by which model calls must end (the turn's share of
     llm.deadline_s); None: each call has its own llm.deadline_s."""
