@@ -132,7 +132,9 @@ class RetrievalSettings(_Section):
     abstentions clapnq 2 -> 5 of 22, cloud 2 -> 8 of 36, no added false abstention). Opt-in:
     a question worded otherwise than the documents abstains ("how long do I have to cure a
     breach?" over the MPL's "become compliant prior to 30 days after ... notice"),
-    bench/results/stated_value.md."""
+    bench/results/stated_value.md; on the handbooks it catches 0-3 unanswerable questions
+    and adds false abstentions (held-out PostHog 3 -> 10 of 99 answerable turns:
+    bench/results/missed_abstentions.md). A focus word no chunk holds is not weighed."""
     focus: bool = False
     """Also abstain when a focus word of the question (a content word of one of its noun
     phrases) is held by no top passage, by at most `focus_max_share` of the index's

@@ -11,7 +11,12 @@ something else.
 `value_share` reads, over the units of the top five passages, the largest IDF-weighted
 share of the question's focus words (`focus.candidates`, without the words that ask:
 "how", "long", "price") that a unit stating a quantity holds (its passage's title and
-section headings count as held: a table row under "Pricing > Lite plan"). The turn
+section headings count as held: a table row under "Pricing > Lite plan"). A focus word
+no chunk of the index uses is left out: no sentence can state a value about a word the
+documents never write, so it only asks whether the documents speak of the subject at
+all (the floor's and the phrase rule's question), and as the rarest word it outweighed
+the rest: "I'm having a baby in the spring. How much paid leave do I get?" (no chunk
+says "baby" or "spring") read 0.0 over "12 weeks of paid parental leave". The turn
 abstains below `retrieval.min_value_share`: opt-in (0.0 by default), 0.5 chosen on one
 MTRAG-UN domain and reported on the other, both ways (bench/results/stated_value.md).
 Regular expressions over a few hundred short units at most: no model, no embedding.
@@ -106,7 +111,9 @@ def value_share(
     words = list(dict.fromkeys(words))
     if not words:
         return Stated(kind, 1.0)
-    weight = _weights(words, term_stats)
+    weight = {w: v for w, v in _weights(words, term_stats).items() if v is not None}
+    if not weight:
+        return Stated(kind, 1.0)  # the documents use none of its words: not for this rule
     total = sum(weight.values()) or 1.0
     stems = {w: stem(w) for w in words}
     best = 0.0
@@ -125,9 +132,9 @@ def value_share(
 
 def _weights(
     words: Sequence[str], term_stats: Callable[[list[str]], TermStats] | None
-) -> dict[str, float]:
-    """Each word's IDF in the index (a rare word says more about what is asked); 1.0 each
-    when the index cannot count words."""
+) -> dict[str, float | None]:
+    """Each word's IDF in the index (a rare word says more about what is asked), None for
+    a word no chunk holds; 1.0 each when the index cannot count words."""
     if term_stats is None:
         return {w: 1.0 for w in words}
     try:
@@ -135,7 +142,7 @@ def _weights(
     except Exception:  # an index that cannot count words must not cost the turn
         log.warning("term statistics failed; the question's words weigh the same", exc_info=True)
         return {w: 1.0 for w in words}
-    return {w: stats.idf(w) for w in words}
+    return {w: stats.idf(w) if stats.df.get(w, 0) > 0 else None for w in words}
 
 
 def lacking(stated: Stated) -> str:

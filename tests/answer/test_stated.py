@@ -157,3 +157,23 @@ def test_the_words_that_ask_are_not_what_is_asked_about(guide) -> None:  # type:
     found = _share(guide, "What is the price of extra storage?")
     assert found.kind is AnswerType.PRICE
     assert found.share >= 0.9
+
+
+def test_a_word_no_chunk_holds_does_not_outweigh_the_subject(guide) -> None:  # type: ignore[no-untyped-def]
+    """ "Lisbon" and "spring" are in no chunk: no sentence could state a value about them,
+    and as the rarest words they outweighed the plan the question asks about. Left out,
+    the sentence stating the Pro plan's price holds what is asked, and the turn answers."""
+    question = "I'm moving to Lisbon in the spring. How much does the Pro plan cost?"
+    found = _share(guide, question)
+    assert found.kind is AnswerType.PRICE
+    assert found.share >= 0.9
+    answer = guide.ask(question)
+    assert not answer.abstained
+    assert "49 EUR" in answer.answer
+
+
+def test_a_question_whose_words_no_chunk_holds_is_left_to_the_other_rules(guide) -> None:  # type: ignore[no-untyped-def]
+    hits = guide.retriever.search(["How much is a gym membership?"]).hits
+    found = stated.value_share("How much is a gym membership?", hits, guide.index.term_stats)
+    assert found.kind is AnswerType.PRICE
+    assert found.share == 1.0
