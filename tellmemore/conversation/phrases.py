@@ -34,13 +34,7 @@ from tellmemore.conversation.verbforms import (
 PREPOSITIONS = lexicon.words("binding_prepositions")
 
 
-
-
 _SUBJECT_PRONOUNS = lexicon.words("subject_pronouns")
-
-
-
-
 
 
 _NOT_NOUNS = lexicon.words("not_nouns")
@@ -84,8 +78,6 @@ _IMPERATIVES = lexicon.words("imperatives")
 _NUMBER_WORDS = lexicon.words("number_words")
 
 
-
-
 _JOINERS = lexicon.words("joiners")
 """Joiners allowed inside a capitalised name ("Bank of America")."""
 
@@ -97,8 +89,6 @@ _SENTENCE_END = lexicon.pattern("sentence_end")
 
 
 _COPULAS = lexicon.words("copulas")
-
-
 
 
 @dataclass(slots=True, unsafe_hash=True)

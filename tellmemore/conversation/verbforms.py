@@ -106,9 +106,7 @@ def awaits_verb(toks: Sequence[Token], i: int) -> bool:
 def verb_participle(word: str) -> bool:
     """A frequent verb's past participle ("allowed", "paid"): not its bare, "-s" or
     "-ing" form."""
-    return (
-        word in COMMON_VERBS and not has_third_person(word) and not word.endswith(("s", "ing"))
-    )
+    return word in COMMON_VERBS and not has_third_person(word) and not word.endswith(("s", "ing"))
 
 
 def has_third_person(word: str) -> bool:

@@ -84,8 +84,11 @@ def carry(
     picked = [c for c in picked if c.score >= C.MIN_ANTECEDENT]
     if not picked:
         return Resolution(query=message)
-    if topic and st.depth == 0 and st.context.ask_coordinated and (
-        asked := _one_of_contrasted(st, message, picked, user)
+    if (
+        topic
+        and st.depth == 0
+        and st.context.ask_coordinated
+        and (asked := _one_of_contrasted(st, message, picked, user))
     ):
         return asked
     texts = [st.surface(c.phrase) for c in picked]

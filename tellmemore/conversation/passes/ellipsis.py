@@ -76,8 +76,13 @@ def rebuild_ellipsis(
         and not is_repair(ellipsis.opener)  # "I meant to ask how ...": a question anew
         and adjunct_clause(ellipsis.fragment)
     )
-    if not asks_again and not adjunct and (
-        len(distinctive) >= C.OWN_SUBJECT_WORDS or (distinctive and len(own) >= C.OWN_SUBJECT_RUN)
+    if (
+        not asks_again
+        and not adjunct
+        and (
+            len(distinctive) >= C.OWN_SUBJECT_WORDS
+            or (distinctive and len(own) >= C.OWN_SUBJECT_RUN)
+        )
     ):
         # "and about North Carolina in the Civil War", "what about the major discoveries
         # made by the spacecraft Galileo?": the fragment names its subject, and is what
