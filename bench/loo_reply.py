@@ -64,12 +64,18 @@ def transform(spec: Variant, plans: dict[str, Plan]) -> Any:
             when == "bound" and not p.resolution.bindings
         )
         extra = None if skip or not ph.queries else reply_query(p, words, when == "only")
-        if extra is None or extra.strip() in {q.strip() for q in ph.queries}:
-            return ph
-        return replace(ph, queries=(*ph.queries, extra), weights=(*ph.weights, weight),
-                       context=(*ph.context, extra))  # fmt: skip
+        return add_context(ph, extra, weight)
 
     return apply
+
+
+def add_context(ph: Phrasings, extra: str | None, weight: float) -> Phrasings:
+    """`ph` with `extra` searched as one more context phrasing at `weight`; unchanged when
+    there is none or it is searched already."""
+    if extra is None or extra.strip() in {q.strip() for q in ph.queries}:
+        return ph
+    return replace(ph, queries=(*ph.queries, extra), weights=(*ph.weights, weight),
+                   context=(*ph.context, extra))  # fmt: skip
 
 
 def main() -> None:

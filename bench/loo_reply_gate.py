@@ -24,16 +24,16 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import loo_eval as L
+import loo_reply
 import numpy as np
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.phrasings import Phrasings
-from tellmemore.conversation.text import content_words, stem, strip_citations
+from tellmemore.conversation.text import content_words, stem
 from tellmemore.eval.planning import Plan
 from tellmemore.eval.strategies import build_strategies
 
@@ -49,8 +49,8 @@ SHIPPED = "shipped"
 
 
 def last_reply(plan: Plan, words: int) -> str | None:
-    replies = [t.content for t in plan.turn.history if t.role == "assistant" and t.content.strip()]
-    return " ".join(strip_citations(replies[-1]).split()[:words]) if replies else None
+    """The first `words` words of the last reply (None: no reply yet)."""
+    return loo_reply.reply_query(plan, words, True)
 
 
 def closeness(plans: dict[str, Plan], embedder: Any) -> dict[str, tuple[float, bool]]:
@@ -84,11 +84,7 @@ def transform(
             w = weight
         else:
             return ph
-        extra = f"{p.turn.message.strip()}\n{last_reply(p, words)}"
-        if extra.strip() in {q.strip() for q in ph.queries}:
-            return ph
-        return replace(ph, queries=(*ph.queries, extra), weights=(*ph.weights, w),
-                       context=(*ph.context, extra))  # fmt: skip
+        return loo_reply.add_context(ph, loo_reply.reply_query(p, words, False), w)
 
     return apply
 
