@@ -108,13 +108,15 @@ def _one_of_contrasted(
     if previous is None:
         return None
     ranked = sorted(((c, c.score) for c in user), key=lambda cs: -cs[1])
-    found = None
-    for c in picked:  # "difference, FMLA": the carried conjunct need not come first
-        found = found or (
-            coordination.one_of(previous[1], message, c.phrase, ranked)
+    found = next(  # "difference, FMLA": the carried conjunct need not come first
+        (
+            hit
+            for c in picked
             if c.turn == previous[0]
-            else None
-        )
+            and (hit := coordination.one_of(previous[1], message, c.phrase, ranked)) is not None
+        ),
+        None,
+    )
     if not coordination.asks_carried(found):
         return None
     assert found is not None
