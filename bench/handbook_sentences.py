@@ -40,7 +40,7 @@ def _holds(text: str, expect: list[Any]) -> bool:
 
 
 def run(
-    corpus: str, spread_gap: float | None = None, nearest: bool = False, continuation: bool = True
+    corpus: str, spread_gap: float | None = None, nearest: bool = False, continuation: bool = False
 ) -> dict[str, Any]:
     source = corpus_for(corpus)
     with tempfile.TemporaryDirectory(prefix="tellmemore-sentences-") as work:
@@ -97,13 +97,11 @@ def main() -> None:
     )
     parser.add_argument("--nearest", action="store_true", help="retrieval.quote_nearest (opt-in)")
     parser.add_argument(
-        "--no-continuation",
-        action="store_true",
-        help="retrieval.quote_continuation off (as before session 20)",
+        "--continuation", action="store_true", help="retrieval.quote_continuation (opt-in)"
     )
     args = parser.parse_args()
-    result = run(args.corpus, args.spread_gap, args.nearest, not args.no_continuation)
-    result["continuation"] = not args.no_continuation
+    result = run(args.corpus, args.spread_gap, args.nearest, args.continuation)
+    result["continuation"] = args.continuation
     result["spread_gap"] = args.spread_gap
     result["nearest"] = args.nearest
     if args.out:

@@ -42,9 +42,7 @@ def _squash(text: str) -> str:
 def holds(text: str, expect: list[Any]) -> bool:
     """Every `expect` string (or one of its alternatives) in `text`, as the trial judges."""
     low = _squash(text)
-    return all(
-        any(_squash(o) in low for o in (e if isinstance(e, list) else [e])) for e in expect
-    )
+    return all(any(_squash(o) in low for o in (e if isinstance(e, list) else [e])) for e in expect)
 
 
 def hits_of(row: dict[str, Any], passages: dict[str, str]) -> list[Hit]:
@@ -54,9 +52,7 @@ def hits_of(row: dict[str, Any], passages: dict[str, str]) -> list[Hit]:
         text = passages.get(h["id"], "")
         header = text.split("\n", 1)[0]
         title, *section = header.split(" > ")
-        chunk = Chunk(
-            id=h["id"], doc_id=h["doc"], text=text, title=title, section=tuple(section)
-        )
+        chunk = Chunk(id=h["id"], doc_id=h["doc"], text=text, title=title, section=tuple(section))
         out.append(Hit(chunk=chunk, score=h["score"], rank=i + 1, dense=h.get("dense")))
     return out
 
@@ -100,7 +96,7 @@ def main() -> None:
             changed.append(f"{row['conversation']}.{row['turn']}: {before} -> {after}")
     if args.vectors:
         args.vectors.write_bytes(pickle.dumps(vectors))
-    print(f"{args.trial.name}: every expect string {was} (trial) -> {now} (replayed) of {n} answers")
+    print(f"{args.trial.name}: every expect string {was} (trial) -> {now} (replayed) of {n}")
     if not args.quiet:
         print("\n".join(changed))
 

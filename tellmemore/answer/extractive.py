@@ -90,7 +90,7 @@ def best_sentences(
     exclude: Sequence[str] = (),
     spread_gap: float | None = None,
     nearest: bool = True,
-    continuation: bool = True,
+    continuation: bool = False,
 ) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position).
 
@@ -104,7 +104,7 @@ def best_sentences(
     `spread_gap` (None: off) gates which chunks give the answer a sentence of their own
     (`spread`); `nearest` also quotes the sentence most like the query (the default,
     `retrieval.quote_nearest`; `selection.choose`), `continuation` the best sentence's next
-    one before another chunk's (the default, `retrieval.quote_continuation`)."""
+    one before another chunk's (opt-in, `retrieval.quote_continuation`)."""
     q_terms = query_terms(query)
     if exclude:
         return _unshown(
@@ -162,7 +162,7 @@ def _unshown(
     scorer: scoring.Scorer | None,
     spread_gap: float | None = None,
     nearest: bool = True,
-    continuation: bool = True,
+    continuation: bool = False,
 ) -> list[Extract]:
     """The best sentences not yet shown, from the best chunks that still hold one."""
     fresh: list[Hit] = []

@@ -25,15 +25,16 @@ choice also asks, of the sentences the scorer finds worth quoting:
   (clapnq F1 0.440 -> 0.425), the references the scorer was fitted to
   (bench/results/wrong_sentence_causes.md).
 
-- *the continuation* (`retrieval.quote_continuation`, on by default): the sentence right
+- *the continuation* (`retrieval.quote_continuation`, opt-in): the sentence right
   after the best one, in its passage, is quoted before the best sentence of another
   passage (the spread, `ranked`) that the scorer rates lower, when it holds a word of the
   question. The answer often goes on in the next sentence ("You'll never get in trouble
   for pinging them ..." after "... used to false alarms"; "Once those 90 days are up, the
   options count as non-qualified ..."), and the spread gave its slot to another passage's
   restatement. One that holds no asked word ("It may also help some employees avoid
-  burnout ...") is no answer to the question and waits its turn
-  (bench/results/continuation.md).
+  burnout ...") is no answer to the question and waits its turn. Opt-in: it gains on
+  Clef and TTS and on MTRAG's passages, and loses one turn of the held-out PostHog trial
+  and 0.008 F1 on MTRAG-UN cloud (bench/results/continuation.md).
 
 Each takes the place of the chosen sentence least similar to the question (MiniLM),
 never the first, and only when it is at least as similar as that one: a sentence that
