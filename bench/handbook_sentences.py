@@ -39,7 +39,9 @@ def _holds(text: str, expect: list[Any]) -> bool:
     return all(any(a.lower() in low for a in ([e] if isinstance(e, str) else e)) for e in expect)
 
 
-def run(corpus: str, spread_gap: float | None = None, nearest: bool = False) -> dict[str, Any]:
+def run(
+    corpus: str, spread_gap: float | None = None, nearest: bool = False, continuation: bool = False
+) -> dict[str, Any]:
     source = corpus_for(corpus)
     with tempfile.TemporaryDirectory(prefix="tellmemore-sentences-") as work:
         docs = copy_corpus(Path(work) / "docs", source.root)
@@ -55,7 +57,12 @@ def run(corpus: str, spread_gap: float | None = None, nearest: bool = False) -> 
                 hits = assistant.search(query, k=5)
                 passages = " ".join(h.chunk.text for h in hits[: extractive.MAX_CHUNKS])
                 quoted = extractive.best_sentences(
-                    query, hits, embed=embed, spread_gap=spread_gap, nearest=nearest
+                    query,
+                    hits,
+                    embed=embed,
+                    spread_gap=spread_gap,
+                    nearest=nearest,
+                    continuation=continuation,
                 )
                 answer = " ".join(e.sentence for e in quoted)
                 rows.append(
@@ -89,8 +96,12 @@ def main() -> None:
         "--spread-gap", type=float, default=None, help="retrieval.spread_gap (opt-in, 0.1)"
     )
     parser.add_argument("--nearest", action="store_true", help="retrieval.quote_nearest (opt-in)")
+    parser.add_argument(
+        "--continuation", action="store_true", help="retrieval.quote_continuation (opt-in)"
+    )
     args = parser.parse_args()
-    result = run(args.corpus, args.spread_gap, args.nearest)
+    result = run(args.corpus, args.spread_gap, args.nearest, args.continuation)
+    result["continuation"] = args.continuation
     result["spread_gap"] = args.spread_gap
     result["nearest"] = args.nearest
     if args.out:

@@ -185,6 +185,16 @@ class RetrievalSettings(_Section):
     clapnq 0.440 -> 0.425 and MTRAG-UN clapnq 0.480 -> 0.474. Default-mode trials fully
     right: Clef 67 -> 68/97, TTS 54 -> 53/93, PostHog (held out) 50 -> 54/99
     (bench/results/wrong_sentence_causes.md). `false`: as before session 19."""
+    quote_continuation: bool = False
+    """Opt-in (session 20): the offline answer quotes the sentence right after its best one
+    (same passage; it holds a word of the query and the scorer rates it above the other
+    passage's sentence) before the best sentence of another passage (`answer.selection`'s
+    continuation). Sentence choice alone Clef 81 -> 82/90, TTS 66 -> 68/78, PostHog 69 =
+    69/84; default-mode trials fully right Clef 69 = 69/97, TTS 56 -> 57/93, PostHog (held
+    out) 54 -> 53/99; MTRAG gold passages (LOO) F1 +0.001 to +0.003 on each domain, MTRAG-UN
+    cloud 0.423 -> 0.415; retrieved passages clapnq 0.252 -> 0.258, cloud 0.260 = 0.259,
+    govt 0.288 -> 0.289 (bench/results/continuation.md). No held-out gain, so not the
+    default."""
     spread_gap: float | None = Field(default=0.1, ge=0.0, le=2.0)
     """The offline answer quotes the best sentence of each other quoted chunk before the
     top chunk's next one only for chunks whose dense cosine to the query is within this of

@@ -475,6 +475,7 @@ class TurnRunner:
             exclude=shown,
             spread_gap=self.settings.retrieval.spread_gap,
             nearest=self.settings.retrieval.quote_nearest,
+            continuation=self.settings.retrieval.quote_continuation,
         )
         return quote.quote(extracts, hits, by_rank=by_rank)
 

@@ -90,6 +90,7 @@ def best_sentences(
     exclude: Sequence[str] = (),
     spread_gap: float | None = None,
     nearest: bool = True,
+    continuation: bool = False,
 ) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position).
 
@@ -102,11 +103,19 @@ def best_sentences(
     more" says something new; then the chunks below the best few are read too.
     `spread_gap` (None: off) gates which chunks give the answer a sentence of their own
     (`spread`); `nearest` also quotes the sentence most like the query (the default,
-    `retrieval.quote_nearest`; `selection.choose`)."""
+    `retrieval.quote_nearest`; `selection.choose`), `continuation` the best sentence's next
+    one before another chunk's (opt-in, `retrieval.quote_continuation`)."""
     q_terms = query_terms(query)
     if exclude:
         return _unshown(
-            query, hits, exclude, embed=embed, scorer=scorer, spread_gap=spread_gap, nearest=nearest
+            query,
+            hits,
+            exclude,
+            embed=embed,
+            scorer=scorer,
+            spread_gap=spread_gap,
+            nearest=nearest,
+            continuation=continuation,
         )
     # never quote what speaks to the assistant, nor a document's own [n] or <source> tags
     chunk_units = [quotable(units(h.chunk.text, h.chunk.header)) for h in hits[:MAX_CHUNKS]]
@@ -124,7 +133,9 @@ def best_sentences(
         scored, held = _fitted_scores(query, hits, chunk_units, embed, fitted)
         scored = _holding_the_identifier(scored, hits, query)
         near = None if spread_gap is None else spread(hits, spread_gap)
-        chosen = selection.choose(scored, fitted.threshold, held, near, nearest=nearest)
+        chosen = selection.choose(
+            scored, fitted.threshold, held, near, nearest=nearest, continuation=continuation
+        )
     top = max(s[0] for s in scored)
     row_named = None if legacy else _table_naming(query, hits)
     return _assemble(query, chosen, chunk_units, hits, q_terms, top, row_named)
@@ -151,6 +162,7 @@ def _unshown(
     scorer: scoring.Scorer | None,
     spread_gap: float | None = None,
     nearest: bool = True,
+    continuation: bool = False,
 ) -> list[Extract]:
     """The best sentences not yet shown, from the best chunks that still hold one."""
     fresh: list[Hit] = []
@@ -166,7 +178,13 @@ def _unshown(
     if not fresh:
         return []
     extracts = best_sentences(
-        query, fresh, embed=embed, scorer=scorer, spread_gap=spread_gap, nearest=nearest
+        query,
+        fresh,
+        embed=embed,
+        scorer=scorer,
+        spread_gap=spread_gap,
+        nearest=nearest,
+        continuation=continuation,
     )
     return [replace(e, hit_index=origin[e.hit_index]) for e in extracts]
 

@@ -25,6 +25,17 @@ choice also asks, of the sentences the scorer finds worth quoting:
   (clapnq F1 0.440 -> 0.425), the references the scorer was fitted to
   (bench/results/wrong_sentence_causes.md).
 
+- *the continuation* (`retrieval.quote_continuation`, opt-in): the sentence right
+  after the best one, in its passage, is quoted before the best sentence of another
+  passage (the spread, `ranked`) that the scorer rates lower, when it holds a word of the
+  question. The answer often goes on in the next sentence ("You'll never get in trouble
+  for pinging them ..." after "... used to false alarms"; "Once those 90 days are up, the
+  options count as non-qualified ..."), and the spread gave its slot to another passage's
+  restatement. One that holds no asked word ("It may also help some employees avoid
+  burnout ...") is no answer to the question and waits its turn. Opt-in: it gains on
+  Clef and TTS and on MTRAG's passages, and loses one turn of the held-out PostHog trial
+  and 0.008 F1 on MTRAG-UN cloud (bench/results/continuation.md).
+
 Each takes the place of the chosen sentence least similar to the question (MiniLM),
 never the first, and only when it is at least as similar as that one: a sentence that
 shares a rare word and is about something else ("For more information ...") does not.
@@ -35,7 +46,7 @@ Held out on MTRAG (bench/results/extractive_answers.md) and on the Clef handbook
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,17 +94,21 @@ def choose(
     held: dict[tuple[int, int], Evidence],
     spread: Collection[int] | None = None,
     nearest: bool = False,
+    continuation: bool = False,
 ) -> list[Scored]:
-    """The sentences to quote: ranked (`ranked`, over the chunks `spread`), then the asked
-    words and the asked kind brought in, and with `nearest` (`retrieval.quote_nearest`, on
-    by default) the sentence most like the question (see the module docstring). `held`
+    """The sentences to quote: ranked (`ranked`, over the chunks `spread`, with
+    `continuation` the best sentence's next one before a lower-rated spread), then the
+    asked words and the asked kind brought in, and with `nearest` (`retrieval.quote_nearest`,
+    on by default) the sentence most like the question (see the module docstring). `held`
     maps (chunk, unit) to its evidence; a candidate missing from it is taken for one
     without evidence."""
-    chosen = ranked(scored, threshold, spread)
     none = Evidence(0.0, False, 0.0)
 
     def ev(c: Scored) -> Evidence:
         return held.get((c[1], c[2]), none)
+
+    asks = (lambda c: ev(c).coverage > 0) if continuation else None
+    chosen = ranked(scored, threshold, spread, asks)
 
     worth = [c for c in scored if c[0] >= threshold]
     said = {said_key(c[3]) for c in chosen}
@@ -141,7 +156,10 @@ def choose(
 
 
 def ranked(
-    scored: Sequence[Scored], threshold: float, spread: Collection[int] | None = None
+    scored: Sequence[Scored],
+    threshold: float,
+    spread: Collection[int] | None = None,
+    continues: Callable[[Scored], bool] | None = None,
 ) -> list[Scored]:
     """The best candidate, then the best of each other chunk in `spread` (None: every
     chunk), then the next best, as long as their probability reaches `threshold`: an
@@ -150,7 +168,9 @@ def ranked(
     back to). A chunk much less similar to the query than the best one is left out of
     the spread (`extractive.spread`): its best sentence displaced the top chunk's second
     one, which answered ("... between 10:30am-1:00p Pacific Time" for "what timezone are the core
-    meeting hours in?")."""
+    meeting hours in?"). With `continues`, the sentence right after the best one in its
+    chunk, when `continues` accepts it, comes before any spread sentence it outscores
+    (the module docstring's *continuation*)."""
     order = sorted(scored, key=lambda s: (-s[0], s[1], s[2]))
     chosen = [order[0]]
     said = {said_key(order[0][3])}
@@ -159,10 +179,17 @@ def ranked(
         # the same sentence in two passages (a page and its copy) says nothing twice
         return cand[0] >= threshold and said_key(cand[3]) not in said
 
+    after = (order[0][1], order[0][2] + 1)
+    nxt = next((c for c in order if (c[1], c[2]) == after), None)
+    if continues is None or nxt is None or not continues(nxt):
+        nxt = None
     for cand in order[1:]:
         if spread is not None and cand[1] not in spread:
             continue
         if fresh(cand) and all(cand[1] != c[1] for c in chosen):
+            if nxt is not None and nxt[0] > cand[0] and fresh(nxt) and nxt not in chosen:
+                chosen.append(nxt)  # the best sentence goes on before another chunk's
+                said.add(said_key(nxt[3]))
             chosen.append(cand)
             said.add(said_key(cand[3]))
     for cand in order[1:]:

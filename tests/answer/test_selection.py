@@ -265,3 +265,80 @@ def test_the_nearest_sentence_is_on_by_default() -> None:
     from tellmemore.config import Settings
 
     assert Settings().retrieval.quote_nearest is True
+
+
+def test_the_best_sentence_goes_on_before_another_chunks_sentence() -> None:
+    """The continuation: the best sentence's next one in its chunk, holding an asked
+    word and rated above another chunk's best, is quoted before that one (the spread had
+    given the slot to the other chunk's restatement); with it off, the spread as before."""
+    scored = _scored((0.34, 0, 1), (0.32, 0, 2), (0.29, 1, 1), (0.28, 2, 0), (0.2, 0, 0))
+    held = {
+        (0, 1): selection.Evidence(1.0, False, 0.45),
+        (0, 2): selection.Evidence(0.5, False, 0.48),
+        (1, 1): selection.Evidence(0.8, False, 0.58),
+        (2, 0): selection.Evidence(0.4, False, 0.57),
+    }
+    on = selection.choose(scored, 0.1, held, {0, 1, 2}, continuation=True)
+    assert [(c[1], c[2]) for c in on] == [(0, 1), (0, 2), (1, 1)]
+    off = selection.choose(scored, 0.1, held, {0, 1, 2})
+    assert [(c[1], c[2]) for c in off] == [(0, 1), (1, 1), (2, 0)]
+
+
+def test_a_continuation_without_an_asked_word_or_rated_lower_waits_its_turn() -> None:
+    """ "It may also help some employees avoid burnout ..." after the sabbatical's purpose
+    holds no word of "Do we have sabbaticals?": the other chunks keep their sentences; and
+    a next sentence the scorer rates below another chunk's best comes after it."""
+    scored = _scored((0.34, 0, 0), (0.2, 0, 1), (0.19, 1, 0), (0.15, 2, 0))
+    no_word = {(0, 1): selection.Evidence(0.0, False, 0.25)}
+    chosen = selection.choose(scored, 0.1, no_word, {0, 1, 2}, continuation=True)
+    assert [(c[1], c[2]) for c in chosen] == [(0, 0), (1, 0), (2, 0)]
+    lower = _scored((0.34, 0, 0), (0.18, 0, 1), (0.19, 1, 0), (0.15, 2, 0))
+    held = {(0, 1): selection.Evidence(0.5, False, 0.4)}
+    chosen = selection.choose(lower, 0.1, held, {0, 1, 2}, continuation=True)
+    assert [(c[1], c[2]) for c in chosen] == [(0, 0), (1, 0), (0, 1)]
+
+
+def test_the_answer_in_the_next_sentence_is_quoted(minilm) -> None:  # type: ignore[no-untyped-def]
+    """ "What happens to my stock options 90 days after I leave Clef?": the best sentence
+    says the options count as ISOs for 90 days; the next one says what they become. The
+    spread gave its slot to two other chunks' sentences (the tax burden, the cliff)."""
+    equity = (CORPUS / "Hiring Documents/Guide to Your Equity.md").read_text(encoding="utf-8")
+    exercising = _section("Hiring Documents/Guide to Your Equity.md", "Exercising Your Options")
+    paragraphs = [p for p in exercising.split("\n\n") if p.strip()]
+    first = "\n\n".join(paragraphs[:3])  # the chunks the index holds
+    second = next(p for p in paragraphs if "However, there is" in p)
+    vesting = _section("Hiring Documents/Guide to Your Equity.md", "Vesting")
+    assert "non-qualified" in first and "non-qualified" in equity
+    passages = [
+        ("Guide to Your Equity > Exercising Your Options", first, 0.71),
+        ("Guide to Your Equity > Exercising Your Options", second, 0.71),
+        ("Guide to Your Equity > Vesting", vesting, 0.64),
+    ]
+    hits = [
+        Hit(
+            chunk=make_chunk(
+                f"p{i}", f"{h}\n\n{t}", title=h.split(" > ")[0], section=(h.split(" > ")[1],)
+            ),
+            score=1.0 - i / 10,
+            rank=i + 1,
+            dense=d,
+        )
+        for i, (h, t, d) in enumerate(passages)
+    ]
+    query = "What happens to my stock options 90 days after I leave Clef?"
+
+    def answer(continuation: bool) -> str:
+        quoted = extractive.best_sentences(
+            query, hits, embed=minilm.embed_documents, spread_gap=0.1, continuation=continuation
+        )
+        return " ".join(e.sentence for e in quoted)
+
+    assert "non-qualified" in answer(True)
+    assert "non-qualified" not in answer(False)
+
+
+def test_the_continuation_is_opt_in() -> None:
+    """No held-out gain (PostHog's trial 54 -> 53/99): off unless asked for."""
+    from tellmemore.config import Settings
+
+    assert Settings().retrieval.quote_continuation is False
