@@ -15,6 +15,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from tellmemore.analysis import mood
 from tellmemore.answer import (
     abstain,
     answerability,
@@ -320,7 +321,7 @@ class TurnRunner:
         abstain (`answer.judge`); `retrieval.abstention = "floor"` keeps the global
         cosine floor for abstaining."""
         index = self.retriever.index
-        lost = self._missing_focus(result, asked, req) or self._unstated_phrase(
+        lost = self._missing_focus(message, result, asked, req) or self._unstated_phrase(
             message, result, asked
         )
         if lost is not None:
@@ -382,13 +383,15 @@ class TurnRunner:
         return stated.lacking(found) if found.share < least else None
 
     def _missing_focus(
-        self, result: RetrievalResult, asked: Sequence[str], req: TurnRequest
+        self, message: str, result: RetrievalResult, asked: Sequence[str], req: TurnRequest
     ) -> str | None:
         """What the question asks about that the documents do not hold, as the question
-        names it ("phone stipend"); None when they hold all of it (`answer.focus`)."""
+        names it ("phone stipend"); None when they hold all of it (`answer.focus`), and
+        for a remark, as the phrase rule: "So, no game meat from now on!" asks nothing
+        (`analysis.mood.asks`)."""
         s = self.settings.retrieval
         question = next((q for q in asked if q.strip()), "")
-        if not s.focus or not question or not result.hits:
+        if not s.focus or not question or not result.hits or not mood.asks(message):
             return None
         own = abstain.evidence_hits(result.hits, result.per_query, asked)
         if max((h.dense for h in own if h.dense is not None), default=0.0) >= s.focus_max_cos:

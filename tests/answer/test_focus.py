@@ -75,6 +75,15 @@ def test_a_follow_up_about_a_missing_stipend_abstains(handbook) -> None:  # type
     assert "phone stipend" in answer.answer
 
 
+def test_a_remark_gets_no_nothing_about(handbook) -> None:  # type: ignore[no-untyped-def]
+    """Said, not asked, the missing benefit gets no "nothing about gym membership": a
+    remark asks nothing (`analysis.mood.asks`, as the phrase rule reads it)."""
+    said = handbook.ask("So, no gym membership reimbursement from now on!")
+    assert "nothing about gym membership" not in said.answer
+    asked = handbook.ask("So, no gym membership reimbursement from now on?")
+    assert "nothing about gym membership" in asked.answer
+
+
 def test_a_paraphrase_of_what_the_handbook_says_answers(handbook) -> None:  # type: ignore[no-untyped-def]
     """ "quit" is in no chunk; the passage says "resign", a word close to it."""
     answer = handbook.ask("what happens if I quit?")
