@@ -90,6 +90,7 @@ def best_sentences(
     exclude: Sequence[str] = (),
     spread_gap: float | None = None,
     nearest: bool = True,
+    outline: Callable[[Hit], Sequence[Sequence[str]]] | None = None,
 ) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position).
 
@@ -102,7 +103,9 @@ def best_sentences(
     more" says something new; then the chunks below the best few are read too.
     `spread_gap` (None: off) gates which chunks give the answer a sentence of their own
     (`spread`); `nearest` also quotes the sentence most like the query (the default,
-    `retrieval.quote_nearest`; `selection.choose`)."""
+    `retrieval.quote_nearest`; `selection.choose`). `outline` gives a hit's document's
+    section paths in order: a list question that quoted no list gets the kinds the top
+    document's headings name (`lists.kind_headings`)."""
     q_terms = query_terms(query)
     if exclude:
         return _unshown(
@@ -127,7 +130,7 @@ def best_sentences(
         chosen = selection.choose(scored, fitted.threshold, held, near, nearest=nearest)
     top = max(s[0] for s in scored)
     row_named = None if legacy else _table_naming(query, hits)
-    return _assemble(query, chosen, chunk_units, hits, q_terms, top, row_named)
+    return _assemble(query, chosen, chunk_units, hits, q_terms, top, row_named, outline)
 
 
 def spread(hits: Sequence[Hit], gap: float = SPREAD_GAP) -> set[int]:
@@ -212,6 +215,7 @@ def _assemble(
     q_terms: set[str],
     top: float,
     row_named: Callable[[int, Unit], bool] | None = None,
+    outline: Callable[[Hit], Sequence[Sequence[str]]] | None = None,
 ) -> list[Extract]:
     """The chosen units in reading order, with what completes them: a procedure's steps,
     a listed class's whole list, the sentence a pronoun points back to, announced items."""
@@ -269,6 +273,12 @@ def _assemble(
         if named is not None:
             for sj in named[1]:
                 quote(named[0], sj, top)
+    if listing is not None and outline is not None and hits and sum(e.item for e in out) < 2:
+        # "what kinds of flexible schedules does GSA allow?": the kinds are the headings
+        # of the top document's section about schedules, not a list in its text
+        first = hits[0].chunk
+        kinds = lists.kind_headings(listing, first.section, first.title, outline(hits[0]))
+        out.extend(Extract(k, 0, top, item=True) for k in kinds)
     return _superlative_first(query, chunk_units, _headed(query, out, hits))
 
 
