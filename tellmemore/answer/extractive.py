@@ -273,13 +273,26 @@ def _assemble(
         if named is not None:
             for sj in named[1]:
                 quote(named[0], sj, top)
-    if listing is not None and outline is not None and hits and sum(e.item for e in out) < 2:
-        # "what kinds of flexible schedules does GSA allow?": the kinds are the headings
-        # of the top document's section about schedules, not a list in its text
-        first = hits[0].chunk
-        kinds = lists.kind_headings(listing, first.section, first.title, outline(hits[0]))
-        out.extend(Extract(k, 0, top, item=True) for k in kinds)
+    kinds_of = lists.asked_kinds(query.strip().rstrip("?.! "))
+    if kinds_of is not None and outline is not None and hits and sum(e.item for e in out) < 2:
+        out = _with_kind_headings(out, kinds_of, hits[0], outline(hits[0]), top)
     return _superlative_first(query, chunk_units, _headed(query, out, hits))
+
+
+def _with_kind_headings(
+    out: list[Extract], noun: str, first: Hit, outline: Sequence[Sequence[str]], top: float
+) -> list[Extract]:
+    """ "what kinds of flexible schedules does GSA allow?" quoted no list: the kinds are the
+    headings of the top document's section about schedules (`lists.kind_headings`),
+    quoted as the answer's list after the top chunk's sentences. A lone item quoted
+    beside them ("Same as Variable Week, ...") stays as a sentence: it is no kind, and
+    "the second one" counts the kinds."""
+    kinds = lists.kind_headings(noun, first.chunk.section, first.chunk.title, outline)
+    if not kinds:
+        return out
+    out = [replace(e, item=False) for e in out]
+    at = max((k + 1 for k, e in enumerate(out) if e.hit_index == 0), default=0)
+    return out[:at] + [Extract(k, 0, top, item=True) for k in kinds] + out[at:]
 
 
 def _headed(query: str, out: list[Extract], hits: Sequence[Hit]) -> list[Extract]:
