@@ -479,8 +479,19 @@ class TurnRunner:
             spread_gap=self.settings.retrieval.spread_gap,
             nearest=self.settings.retrieval.quote_nearest,
             continuation=self.settings.retrieval.quote_continuation,
+            outline=self._outline,
         )
         return quote.quote(extracts, hits, by_rank=by_rank)
+
+    def _outline(self, hit: Hit) -> list[tuple[str, ...]]:
+        """The section paths of `hit`'s document, in stored (ingest) order: the headings
+        a list question's kinds are read from (`lists.kind_headings`)."""
+        index = self.retriever.index
+        get = getattr(index, "get", None)
+        if get is None:
+            return []
+        chunks = get(list(index.ids(hit.chunk.doc_id)))
+        return [tuple(c.section) for c in chunks if c.tenant == hit.chunk.tenant]
 
     def _generate(
         self,

@@ -91,6 +91,7 @@ def best_sentences(
     spread_gap: float | None = None,
     nearest: bool = True,
     continuation: bool = False,
+    outline: Callable[[Hit], Sequence[Sequence[str]]] | None = None,
 ) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position).
 
@@ -104,7 +105,9 @@ def best_sentences(
     `spread_gap` (None: off) gates which chunks give the answer a sentence of their own
     (`spread`); `nearest` also quotes the sentence most like the query (the default,
     `retrieval.quote_nearest`; `selection.choose`), `continuation` the best sentence's next
-    one before another chunk's (opt-in, `retrieval.quote_continuation`)."""
+    one before another chunk's (opt-in, `retrieval.quote_continuation`). `outline` gives a
+    hit's document's section paths in order: a list question that quoted no list gets the
+    kinds the top document's headings name (`lists.kind_headings`)."""
     q_terms = query_terms(query)
     if exclude:
         return _unshown(
@@ -138,7 +141,7 @@ def best_sentences(
         )
     top = max(s[0] for s in scored)
     row_named = None if legacy else _table_naming(query, hits)
-    return _assemble(query, chosen, chunk_units, hits, q_terms, top, row_named)
+    return _assemble(query, chosen, chunk_units, hits, q_terms, top, row_named, outline)
 
 
 def spread(hits: Sequence[Hit], gap: float = SPREAD_GAP) -> set[int]:
@@ -230,6 +233,7 @@ def _assemble(
     q_terms: set[str],
     top: float,
     row_named: Callable[[int, Unit], bool] | None = None,
+    outline: Callable[[Hit], Sequence[Sequence[str]]] | None = None,
 ) -> list[Extract]:
     """The chosen units in reading order, with what completes them: a procedure's steps,
     a listed class's whole list, the sentence a pronoun points back to, announced items."""
@@ -287,7 +291,26 @@ def _assemble(
         if named is not None:
             for sj in named[1]:
                 quote(named[0], sj, top)
+    kinds_of = lists.asked_kinds(query.strip().rstrip("?.! "))
+    if kinds_of is not None and outline is not None and hits and sum(e.item for e in out) < 2:
+        out = _with_kind_headings(out, kinds_of, hits[0], outline(hits[0]), top)
     return _superlative_first(query, chunk_units, _headed(query, out, hits))
+
+
+def _with_kind_headings(
+    out: list[Extract], noun: str, first: Hit, outline: Sequence[Sequence[str]], top: float
+) -> list[Extract]:
+    """ "what kinds of flexible schedules does GSA allow?" quoted no list: the kinds are the
+    headings of the top document's section about schedules (`lists.kind_headings`),
+    quoted as the answer's list after the top chunk's sentences. A lone item quoted
+    beside them ("Same as Variable Week, ...") stays as a sentence: it is no kind, and
+    "the second one" counts the kinds."""
+    kinds = lists.kind_headings(noun, first.chunk.section, first.chunk.title, outline)
+    if not kinds:
+        return out
+    out = [replace(e, item=False) for e in out]
+    at = max((k + 1 for k, e in enumerate(out) if e.hit_index == 0), default=0)
+    return out[:at] + [Extract(k, 0, top, item=True) for k in kinds] + out[at:]
 
 
 def _headed(query: str, out: list[Extract], hits: Sequence[Hit]) -> list[Extract]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from tellmemore.analysis import lexicon
+from tellmemore.analysis.stemmer import stem
 from tellmemore.answer.units import Unit, label
 from tellmemore.answer.words import fold, terms
 
@@ -28,19 +30,21 @@ _LISTING = tuple(
     for p in (
         rf"^(?:what|which)\s+(?:are|were)\s+(?:all\s+)?(?:the\s+|your\s+)?{_MODIFIERS}"
         r"(?P<noun>[a-z][\w-]*s)\b",
-        r"^(?:what|which)\s+(?:kinds?\s+of\s+|types?\s+of\s+)?(?P<noun>[a-z][\w-]*s)\s+"
-        r"(?:are\s+there|do\s+(?:you|we|they)\s+(?:have|offer)|does\s+.+\s+(?:have|offer))\b",
         rf"^list\s+(?:all\s+)?(?:the\s+)?{_MODIFIERS}(?P<noun>[a-z][\w-]*s)\b",
     )
 )
-"""A question that asks for a list: "what are the plans?", "which levels are there?",
-"what plans does the API have?", "list the steps". Not "what are the limits of Pro?"."""
+"""A question that asks for "the Xs": "what are the plans?", "list the steps". Not "what
+are the limits of Pro?"."""
+_WORD = re.compile(r"[a-z][a-z'-]*")
 
 
 def listed_class(query: str) -> str | None:
     """The class whose members `query` asks for ("plan" of "what are the plans?"), folded
     like `terms`; None for a question about one thing."""
     text = query.strip().rstrip("?.! ")
+    kinds = asked_kinds(text)
+    if kinds is not None:
+        return kinds
     for pattern in _LISTING:
         m = pattern.match(text)
         if m is None:
@@ -50,6 +54,48 @@ def listed_class(query: str) -> str | None:
             return None  # "what are the limits of Pro?": a fact about Pro
         return fold(m.group("noun").lower())
     return None
+
+
+def asked_kinds(query: str) -> str | None:
+    """The noun whose kinds a question asks for, folded, whatever its verb: the head of the
+    noun phrase after a kind noun ("what kinds of leave do we have?", "which types of
+    flexible schedules does GSA allow?": "leave", "schedule"), or a plural noun phrase
+    right after "what"/"which" that a verb or "there" follows ("which levels are there?",
+    "what plans does the API have?", "what tools exist?"). None otherwise."""
+    words = _WORD.findall(query.lower())
+    if len(words) < 3:
+        return None
+    for i, w in enumerate(words[:-2]):
+        # plural only: "what kind of leave is it?" asks for one kind
+        if w in lexicon.words("kind_nouns") and words[i + 1] == "of":
+            head = _head(words[i + 2 :])
+            return fold(head) if head else None
+    if words[0] not in ("what", "which"):
+        return None
+    head = _head(words[1:])
+    if head is None or not head.endswith("s") or head.endswith("ss"):
+        return None
+    after = words[1 + words[1:].index(head) + 1 :]
+    if after and (after[0] in lexicon.words("auxiliaries") or after[0] in _ENDS):
+        return fold(head)
+    return None
+
+
+def _head(words: Sequence[str]) -> str | None:
+    """The last word of the noun phrase `words` opens ("flexible schedules" of "flexible
+    schedules does GSA allow"): it ends at a function word or a word saying it exists;
+    a common verb ends it once it has a word ("leave" is a noun when it comes first)."""
+    out: list[str] = []
+    for w in words:
+        if w in lexicon.words("function_words") or w in _ENDS:
+            break
+        if out and w in lexicon.words("common_verbs"):
+            break
+        out.append(w)
+    return out[-1] if out else None
+
+
+_ENDS = lexicon.words("existence_words")
 
 
 def lists(noun: str, item: Unit, header: set[str]) -> bool:
@@ -140,3 +186,36 @@ def _items_after(us: Sequence[Unit], si: int) -> list[int]:
     while end < len(us) and us[end].item and end - start < MAX_ITEMS:
         end += 1
     return list(range(start, end))
+
+
+def kind_headings(
+    noun: str, section: Sequence[str], title: str, outline: Sequence[Sequence[str]]
+) -> list[str]:
+    """The kinds of `noun` that a document's headings name, in the document's order, for
+    the chunk at `section` of the document titled `title` whose sections are `outline`
+    (every chunk's section path, in order): the subsections of the deepest heading on the
+    chunk's path that names the noun ("Types of flexible schedules" > Flexitour, Gliding,
+    ...), else the sections beside the chunk's own when most of them name it ("Bereavement
+    Leave", "Jury Duty", "Pregnancy Disability Leave", ...). [] when no heading lists them."""
+    key = stem(noun)
+
+    def names(heading: str) -> bool:
+        return key in {stem(w) for w in _WORD.findall(heading.lower())}
+
+    def under(prefix: Sequence[str]) -> list[str]:
+        n = len(prefix)
+        found = (tuple(s)[n] for s in outline if len(s) > n and tuple(s)[:n] == tuple(prefix))
+        return list(dict.fromkeys(h for h in found if h.strip()))[:MAX_ITEMS]
+
+    prefixes = [section[:n] for n in range(len(section), 0, -1) if names(section[n - 1])]
+    if names(title):
+        prefixes.append(())
+    for prefix in prefixes:
+        kinds = under(prefix)
+        if len(kinds) >= 2:
+            return kinds
+    if section:
+        beside = under(section[:-1])
+        if len(beside) >= 3 and 2 * sum(names(h) for h in beside) > len(beside):
+            return beside
+    return []

@@ -72,8 +72,17 @@ def quoted_items(items: Sequence[str], answer: str) -> list[Phrase]:
     numbered = any(
         _NUMBERED.match(m.group(0)) for line in answer.splitlines() if (m := _BULLET.match(line))
     )
-    labels = (_step(it) if numbered else _label(it) for it in items)
+    labels = (_step(it) if numbered else _label(it) or _name(it) for it in items)
     return [p for p in labels if p is not None]
+
+
+def _name(item: str) -> Phrase | None:
+    """A short item with no noun phrase of its own is a name as it stands: a heading the
+    answer listed ("Gliding", a kind of schedule), which "the second one" must count."""
+    words = [t.text for t in tokenize(item) if t.text[:1].isalnum()]
+    if not words or len(words) > C.MAX_LABEL_WORDS:
+        return None
+    return Phrase(item.strip(" *_"), tuple(stem(w.lower()) for w in words), None, True)
 
 
 _NUMBERED = lexicon.pattern("numbered")
