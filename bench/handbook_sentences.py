@@ -23,6 +23,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,15 @@ def _holds(text: str, expect: list[Any]) -> bool:
     return all(any(a.lower() in low for a in ([e] if isinstance(e, str) else e)) for e in expect)
 
 
+def labelled_queries(conversations: Path) -> Iterator[tuple[str, str, list[Any]]]:
+    """(turn id, query, expect strings) of every ANSWERABLE turn with expect strings, asked
+    as its labelled rewrite (the message when there is none)."""
+    for conv in load(conversations):
+        for i, turn in enumerate(conv["turns"]):
+            if turn.get("answerability") == "ANSWERABLE" and turn.get("expect"):
+                yield f"{conv['id']}.{i}", turn.get("rewrite") or turn["message"], turn["expect"]
+
+
 def run(corpus: str, spread_gap: float | None, nearest: bool, continuation: bool) -> dict[str, Any]:
     source = corpus_for(corpus)
     with tempfile.TemporaryDirectory(prefix="tellmemore-sentences-") as work:
@@ -50,30 +60,26 @@ def run(corpus: str, spread_gap: float | None, nearest: bool, continuation: bool
         assistant.ingest([docs])
         embed = assistant.embedder.embed_documents
         rows = []
-        for conv in load(source.conversations):
-            for i, turn in enumerate(conv["turns"]):
-                if turn.get("answerability") != "ANSWERABLE" or not turn.get("expect"):
-                    continue
-                query = turn.get("rewrite") or turn["message"]
-                hits = assistant.search(query, k=5)
-                passages = " ".join(h.chunk.text for h in hits[: extractive.MAX_CHUNKS])
-                quoted = extractive.best_sentences(
-                    query,
-                    hits,
-                    embed=embed,
-                    spread_gap=spread_gap,
-                    nearest=nearest,
-                    continuation=continuation,
-                )
-                answer = " ".join(e.sentence for e in quoted)
-                rows.append(
-                    {
-                        "turn": f"{conv['id']}.{i}",
-                        "query": query,
-                        "in_passages": _holds(passages, turn["expect"]),
-                        "answered": _holds(answer, turn["expect"]),
-                    }
-                )
+        for turn_id, query, expect in labelled_queries(source.conversations):
+            hits = assistant.search(query, k=5)
+            passages = " ".join(h.chunk.text for h in hits[: extractive.MAX_CHUNKS])
+            quoted = extractive.best_sentences(
+                query,
+                hits,
+                embed=embed,
+                spread_gap=spread_gap,
+                nearest=nearest,
+                continuation=continuation,
+            )
+            answer = " ".join(e.sentence for e in quoted)
+            rows.append(
+                {
+                    "turn": turn_id,
+                    "query": query,
+                    "in_passages": _holds(passages, expect),
+                    "answered": _holds(answer, expect),
+                }
+            )
         assistant.close()
     held = [r for r in rows if r["in_passages"]]
     commit = subprocess.run(

@@ -8,7 +8,7 @@ it runs from is judged on them as `bench/handbook_sentences.py` judges it.
 The first run (no cache file) ingests the corpus and retrieves; later runs only embed the
 candidates (the embedder's vectors are cached in the pickle too). Run with the shipped
 defaults (`retrieval.spread_gap`, `retrieval.quote_nearest`), so the figures are those of
-handbook_sentences.py with `--spread-gap 0.1 --nearest` on the same hits. `--show` prints
+handbook_sentences.py (the shipped settings) on the same hits. `--show` prints
 each failing turn's answer (never use it on PostHog, held out).
 """
 
@@ -30,8 +30,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path[:0] = [os.getcwd(), str(Path(__file__).resolve().parent)]
 
 from handbook_corpora import corpus_for  # noqa: E402
-from handbook_sentences import _holds  # noqa: E402
-from handbook_trial import copy_corpus, load  # noqa: E402
+from handbook_sentences import _holds, labelled_queries  # noqa: E402
+from handbook_trial import copy_corpus  # noqa: E402
 
 from tellmemore.answer import extractive  # noqa: E402
 from tellmemore.assistant import Assistant  # noqa: E402
@@ -46,20 +46,9 @@ def retrieve(corpus: str) -> list[dict[str, Any]]:
         docs = copy_corpus(Path(work) / "docs", source.root)
         assistant = Assistant.open(Path(work) / "project", settings=Settings())
         assistant.ingest([docs])
-        for conv in load(source.conversations):
-            for i, turn in enumerate(conv["turns"]):
-                if turn.get("answerability") != "ANSWERABLE" or not turn.get("expect"):
-                    continue
-                query = turn.get("rewrite") or turn["message"]
-                hits = assistant.search(query, k=5)
-                out.append(
-                    {
-                        "turn": f"{conv['id']}.{i}",
-                        "query": query,
-                        "expect": turn["expect"],
-                        "hits": hits,
-                    }
-                )
+        for turn_id, query, expect in labelled_queries(source.conversations):
+            hits = assistant.search(query, k=5)
+            out.append({"turn": turn_id, "query": query, "expect": expect, "hits": hits})
         assistant.close()
     return out
 
