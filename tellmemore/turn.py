@@ -321,8 +321,12 @@ class TurnRunner:
         abstain (`answer.judge`); `retrieval.abstention = "floor"` keeps the global
         cosine floor for abstaining."""
         index = self.retriever.index
-        lost = self._missing_focus(message, result, asked, req) or self._unstated_phrase(
-            message, result, asked
+        # "nothing about X" answers a question: a remark ("So, no game meat from now on!")
+        # asks nothing, so neither rule reads it (`analysis.mood.asks`)
+        lost = (
+            self._missing_focus(result, asked, req) or self._unstated_phrase(result, asked)
+            if mood.asks(message)
+            else None
         )
         if lost is not None:
             return Verdict(
@@ -383,15 +387,13 @@ class TurnRunner:
         return stated.lacking(found) if found.share < least else None
 
     def _missing_focus(
-        self, message: str, result: RetrievalResult, asked: Sequence[str], req: TurnRequest
+        self, result: RetrievalResult, asked: Sequence[str], req: TurnRequest
     ) -> str | None:
         """What the question asks about that the documents do not hold, as the question
-        names it ("phone stipend"); None when they hold all of it (`answer.focus`), and
-        for a remark, as the phrase rule: "So, no game meat from now on!" asks nothing
-        (`analysis.mood.asks`)."""
+        names it ("phone stipend"); None when they hold all of it (`answer.focus`)."""
         s = self.settings.retrieval
         question = next((q for q in asked if q.strip()), "")
-        if not s.focus or not question or not result.hits or not mood.asks(message):
+        if not s.focus or not question or not result.hits:
             return None
         own = abstain.evidence_hits(result.hits, result.per_query, asked)
         if max((h.dense for h in own if h.dense is not None), default=0.0) >= s.focus_max_cos:
@@ -406,12 +408,9 @@ class TurnRunner:
         )
         return focus.naming(question, lost) if lost else None
 
-    def _unstated_phrase(
-        self, message: str, result: RetrievalResult, asked: Sequence[str]
-    ) -> str | None:
+    def _unstated_phrase(self, result: RetrievalResult, asked: Sequence[str]) -> str | None:
         """The kind the question names that the passages holding its head noun never say
-        ("annual bonus" over the referral bonus); None when off, stated, or the message
-        is a remark, not a question (`answer.phrase`)."""
+        ("annual bonus" over the referral bonus); None when off or stated (`answer.phrase`)."""
         s, question = self.settings.retrieval, next((q for q in asked if q.strip()), "")
         if not s.phrase or not question or not result.hits:
             return None
@@ -424,7 +423,6 @@ class TurnRunner:
             min_near=s.phrase_min_near,
             max_cos=s.phrase_max_cos,
             kinds_only=s.phrase_kinds_only,
-            message=message,
         )
 
     def _resolve(
