@@ -137,19 +137,59 @@ def bind_referents(
             return rebuild_ellipsis(st, message, ellipsis, cands, depth)
         return Resolution(query=message, unbound_referent=True)
     query = splice(message, edits)
-    if ellipsis is not None and ellipsis.kind != EllipsisKind.MORE:
+    listed = ellipsis is not None and answers_previous(st, fired, list_turn)
+    if ellipsis is not None and ellipsis.kind != EllipsisKind.MORE and not listed:
         again = find_ellipsis(query) or ellipsis
         res = rebuild_ellipsis(
             st, query, again, cands, depth, typed_fragment=ellipsis.fragment, typed=message
         )
         return with_passes(replace(res, bindings={**bindings, **res.bindings}), *fired)
     if from_assistant:
-        scope = topic_scope(st, query, bindings, cands)
-        if scope is not None:
+        found = topic_scope(st, query, bindings, cands)
+        if found is not None and not listed_under(st, fired, found, list_turn):
+            scope = found.phrase
             first = edits[0][0]
             query = splice(message, edits, scope=(first, scope_text(scope.prep, st.surface(scope))))
             fired.append("carry")  # searched and shown in the query, bound to no referent
+    if listed and ellipsis is not None and ellipsis.kind is EllipsisKind.SUBJECT:
+        # the fragment names its subject now: searched alone, as the ellipsis pass searches
+        # "what about the discoveries made by Galileo?" ("and the last one?" -> "Maxiflex")
+        query = fragment_of(query, message, ellipsis.fragment)
+        fired.append("ellipsis")
     return Resolution(query=query, bindings=bindings, passes=tuple(dict.fromkeys(fired)))
+
+
+def fragment_of(query: str, message: str, fragment: str) -> str:
+    """The part of `query` (`message` with spans inside `fragment` replaced) that stands
+    for `fragment`: the realizer keeps the characters around the spans as typed."""
+    start = message.find(fragment)
+    if start < 0:
+        return query
+    tail = len(message) - start - len(fragment)
+    return query[start : len(query) - tail]
+
+
+def answers_previous(st: RunState, fired: list[str], list_turn: int) -> bool:
+    """An ordinal counted into the list that answered the previous question ("What kinds
+    of flexible schedules does GSA allow?", then "and the last one?"): that question has no
+    place the item could take, so the item is asked about as it stands, not put in the
+    place of its subject ("What kinds of flexible schedules does Maxiflex allow?")."""
+    previous = st.previous()
+    return "ordinal" in fired and previous is not None and list_turn > previous[0]
+
+
+def listed_under(st: RunState, fired: list[str], scope: Candidate, list_turn: int) -> bool:
+    """The scope is the topic of the question the counted list answered ("What kinds of
+    flexible schedules does GSA allow?"): the item is one of that topic's already. The turn
+    searches the user's turns beside the query (`conversation.phrasings`), so the topic
+    reaches retrieval anyway; in the query as well ("how does Gliding of flexible schedules
+    work?") it ranked the list's overview above the item's own section
+    (`bench/ordinal_items.py`). A topic said after the list stays ("what's the last step?"
+    after "and for macOS?": "Click Connect for macOS")."""
+    if fired != ["ordinal"] or list_turn < 0:
+        return False
+    asked = max((i for i in range(list_turn) if st.history[i].role == "user"), default=-1)
+    return scope.turn == asked
 
 
 def _only_an_ordinal(ellipsis: Ellipsis, refs: list[Referent]) -> bool:
@@ -313,7 +353,7 @@ def one_of_coordinated(
 
 def topic_scope(
     st: RunState, query: str, bindings: dict[str, str], cands: list[Candidate]
-) -> Phrase | None:
+) -> Candidate | None:
     """The user's topic phrase the bound query still lacks ("on Cloud Connect")."""
     have = {stem(w) for w in content_words(query)}
     for b in bindings.values():
@@ -336,5 +376,5 @@ def topic_scope(
             # routers ...", "which of Starter or Pro for difference ..."
             continue
         if not set(c.stems) & have:
-            return c.phrase
+            return c
     return None
