@@ -1,0 +1,110 @@
+"""A document's Markdown read into sections and blocks, by markdown-it-py (CommonMark and
+tables), so what is a heading, a list, a table or a code fence is decided by a parser that
+follows the spec rather than by line patterns: a table that interrupts a paragraph, a list
+item's lazy continuation line, a Setext heading, a fence's closing marker.
+
+Each block keeps its source lines as written (the chunk text is the document's own
+Markdown); only the block boundaries come from the parse. An indented line outside a list
+stays a paragraph, as before: text extracted from PDFs and HTML is often indented, and
+reading it as a code block would split prose line by line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"[*_`]+")
+
+_KINDS = {
+    "paragraph_open": "para",
+    "bullet_list_open": "list",
+    "ordered_list_open": "list",
+    "table_open": "table",
+    "blockquote_open": "quote",
+    "fence": "code",
+    "code_block": "para",
+    "html_block": "para",
+}
+"""Top-level token -> block kind ("hr" and headings are no blocks)."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """A paragraph, list, table, code fence or quote: kept whole when it fits."""
+
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Section:
+    path: tuple[str, ...]
+    blocks: tuple[Block, ...]
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table")
+
+
+def clean_heading(text: str) -> str:
+    """Heading text without Markdown links and emphasis marks."""
+    return " ".join(_EMPHASIS.sub("", _LINK.sub(r"\1", text)).split())
+
+
+def parse_sections(text: str, title: str = "") -> list[Section]:
+    """Sections in document order, each with its heading path and blocks. A level-1
+    heading equal to the document title is the title, not a section."""
+    lines = text.splitlines()
+    tokens = _parser().parse("\n".join(lines))
+    sections: list[Section] = []
+    stack: list[tuple[int, str]] = []
+    blocks: list[Block] = []
+    path: tuple[str, ...] = ()
+    title_key = title.strip().casefold()
+    for i, tok in enumerate(tokens):
+        if tok.level != 0 or tok.nesting < 0:
+            continue
+        if tok.type == "heading_open":
+            heading = clean_heading(_inline(tokens, i))
+            if not heading:
+                continue
+            if blocks:
+                sections.append(Section(path, tuple(blocks)))
+            blocks = []
+            level = int(tok.tag[1])
+            if level == 1 and not stack and heading.casefold() == title_key:
+                continue
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, heading))
+            path = tuple(h for _, h in stack)
+            continue
+        kind = _KINDS.get(tok.type)
+        if kind is None or tok.map is None:
+            continue
+        body = _source(lines, tok)
+        pieces = re.split(r"\n[ \t]*\n", body) if tok.type == "code_block" else [body]
+        blocks.extend(Block(kind, p.strip("\n")) for p in pieces if p.strip())
+    if blocks:
+        sections.append(Section(path, tuple(blocks)))
+    return sections
+
+
+def _inline(tokens: list[Token], at: int) -> str:
+    """The text of the heading opened at `at` (its inline token)."""
+    nxt = tokens[at + 1] if at + 1 < len(tokens) else None
+    return nxt.content if nxt is not None and nxt.type == "inline" else ""
+
+
+def _source(lines: list[str], tok: Token) -> str:
+    """The block's own lines as written, without leading and trailing blank lines."""
+    assert tok.map is not None
+    start, end = tok.map
+    return "\n".join(lines[start:end]).strip("\n")
