@@ -18,6 +18,10 @@ from functools import lru_cache
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+\S")
+"""A line that opens a list item: where an over-long list is cut between items."""
+_TABLE = re.compile(r"^\s*\|")
+_QUOTE = re.compile(r"^\s{0,3}>")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"[*_`]+")
 
@@ -56,6 +60,18 @@ def _parser() -> MarkdownIt:
 def clean_heading(text: str) -> str:
     """Heading text without Markdown links and emphasis marks."""
     return " ".join(_EMPHASIS.sub("", _LINK.sub(r"\1", text)).split())
+
+
+def line_kind(line: str) -> str:
+    """ "list", "table", "quote" or "para": how a line of plain (not Markdown) text reads,
+    for loaders that must decide where a paragraph ends without a parse."""
+    if LIST_ITEM.match(line):
+        return "list"
+    if _TABLE.match(line):
+        return "table"
+    if _QUOTE.match(line):
+        return "quote"
+    return "para"
 
 
 def parse_sections(text: str, title: str = "") -> list[Section]:
