@@ -1,45 +1,158 @@
-"""Old hand parser vs markdown-it blocks: how many documents parse differently, and how."""
-import json, sys, itertools
+"""What a chunker change moves: the documents whose blocks and chunks differ between an
+earlier revision's chunker and this checkout's, on the bundled and benchmark documents.
+
+Written for the switch of the block parse from line patterns to markdown-it-py (issue 21,
+item 5). The earlier chunker is read from git (`--base`, default the last commit with the
+hand parser) and imported next to the current one, so the comparison needs no copy of
+old code. PostHog is held out: counts only, no document is shown.
+
+    .venv/bin/python bench/markdown_parity.py --out bench/results/markdown_parity.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import itertools
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tellmemore.ingest import chunking as old
-from tellmemore.ingest import blocks as new
-from tellmemore.ingest.loaders.markdown import split_front_matter
+from types import ModuleType
 
-def norm(secs):
-    return [(s.path, tuple((b.kind, b.text) for b in s.blocks)) for s in secs]
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-def compare(name, texts, show=3):
-    diff = 0; shown = 0; n = 0
-    for key, text, title in texts:
-        n += 1
-        a, b = norm(old.parse_sections(text, title)), norm(new.parse_sections(text, title))
-        if a != b:
-            diff += 1
-            if shown < show:
-                shown += 1
-                print(f"--- {name} {key}")
-                fa = [(p, k, t[:80]) for p, bl in a for k, t in bl]
-                fb = [(p, k, t[:80]) for p, bl in b for k, t in bl]
-                for x, y in itertools.zip_longest(fa, fb):
-                    if x != y:
-                        print("  old:", x); print("  new:", y); break
-    print(f"{name}: {diff} of {n} differ")
+from tellmemore.ingest import chunking  # noqa: E402
+from tellmemore.ingest.loaders.base import Document  # noqa: E402
+from tellmemore.ingest.loaders.markdown import split_front_matter  # noqa: E402
 
-md = []
-for root in [str(Path(__file__).resolve().parents[1]) + "/bench/data/clef_handbook", str(Path(__file__).resolve().parents[1]) + "/bench/data/tts_handbook", str(Path(__file__).resolve().parents[1]) + "/tellmemore/data/sample"]:
-    for p in sorted(Path(root).rglob("*.md")):
-        meta, body = split_front_matter(p.read_text())
-        md.append((str(p.relative_to(root)), body, meta.get("title", "")))
-    compare(Path(root).name, md, show=int(sys.argv[1]) if len(sys.argv) > 1 else 3); md = []
-# posthog: counts only (held out)
-ph = []
-for p in sorted(Path(str(Path(__file__).resolve().parents[1]) + "/bench/data/posthog_handbook").rglob("*.md")):
-    meta, body = split_front_matter(p.read_text()); ph.append((p.name, body, meta.get("title", "")))
-compare("posthog (counts only)", ph, show=0)
-for d in ["clapnq", "cloud", "govt"]:
-    texts = []
-    with open(f"/work/shared/bench/mtrag/{d}/corpus.jsonl") as f:
-        for line in itertools.islice(f, 20000):
-            r = json.loads(line); texts.append((r.get("_id") or r.get("id"), r.get("text", ""), r.get("title", "")))
-    compare(d, texts, show=2)
+HAND_PARSER = "76a30f9"
+"""The last commit whose chunker parsed Markdown by line patterns."""
+
+MARKDOWN = {
+    "sample docs": ROOT / "tellmemore/data/sample",
+    "Clef handbook": ROOT / "bench/data/clef_handbook",
+    "TTS handbook": ROOT / "bench/data/tts_handbook",
+    "PostHog handbook (held out: counts only)": ROOT / "bench/data/posthog_handbook",
+}
+MTRAG = ("clapnq", "cloud", "govt")
+
+
+def chunker_at(rev: str) -> ModuleType:
+    """The chunking module as it was at `rev`, imported under another name."""
+    source = subprocess.run(
+        ["git", "show", f"{rev}:tellmemore/ingest/chunking.py"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    spec = importlib.util.spec_from_loader(f"chunking_{rev}", loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    exec(compile(source, f"{rev}:chunking.py", "exec"), module.__dict__)
+    return module
+
+
+def markdown_docs(root: Path) -> Iterator[Document]:
+    for path in sorted(root.rglob("*.md")):
+        meta, body = split_front_matter(path.read_text(encoding="utf-8"))
+        name = str(path.relative_to(root))
+        yield Document(
+            doc_id=name, text=body, title=meta.get("title", name), source=name, format="md"
+        )
+
+
+def mtrag_docs(data: Path, domain: str, limit: int) -> Iterator[Document]:
+    with (data / domain / "corpus.jsonl").open(encoding="utf-8") as f:
+        for line in itertools.islice(f, limit):
+            row = json.loads(line)
+            if row.get("text", "").strip():
+                pid = str(row.get("_id") or row.get("id"))
+                yield Document(
+                    doc_id=pid,
+                    text=row["text"],
+                    title=row.get("title") or pid,
+                    source=pid,
+                    format="md",
+                )
+
+
+def blocks(module: ModuleType, doc: Document) -> list[tuple[object, ...]]:
+    return [
+        (s.path, tuple((b.kind, b.text) for b in s.blocks))
+        for s in module.parse_sections(doc.text, doc.title)
+    ]
+
+
+def compare(
+    old: ModuleType, docs: list[Document], count: chunking.CountTokens, tokens: int
+) -> dict[str, int]:
+    """Documents whose blocks differ, whose chunk ids differ, and chunks to re-embed
+    (ids new or with other text) out of all chunks the new chunker cuts."""
+    row = {"documents": len(docs), "blocks differ": 0, "ids differ": 0, "chunks": 0, "re-embed": 0}
+    for doc in docs:
+        if blocks(old, doc) != blocks(chunking, doc):
+            row["blocks differ"] += 1
+        before = {
+            c.id: c.text for c in old.chunk_document(doc, max_tokens=tokens, count_tokens=count)
+        }
+        after = {
+            c.id: c.text
+            for c in chunking.chunk_document(doc, max_tokens=tokens, count_tokens=count)
+        }
+        row["ids differ"] += set(before) != set(after)
+        row["chunks"] += len(after)
+        row["re-embed"] += sum(before.get(i) != text for i, text in after.items())
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", default=HAND_PARSER, help="revision of the earlier chunker")
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared/bench/mtrag")
+    parser.add_argument("--limit", type=int, default=20000, help="passages read per MTRAG domain")
+    parser.add_argument("--tokens", type=int, default=192, help="chunk size (the k=5 default)")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+
+    from tellmemore.config import Settings
+    from tellmemore.index.embedders import load_embedder
+
+    count = load_embedder(Settings().embedder).count_tokens
+    old = chunker_at(args.base)
+    rows: dict[str, dict[str, int]] = {}
+    for name, root in MARKDOWN.items():
+        rows[name] = compare(old, list(markdown_docs(root)), count, args.tokens)
+        print(name, rows[name], flush=True)
+    for domain in MTRAG:
+        docs = list(mtrag_docs(args.data, domain, args.limit))
+        rows[f"MTRAG {domain}"] = compare(old, docs, count, args.tokens)
+        print(domain, rows[f"MTRAG {domain}"], flush=True)
+
+    head = ["set", "documents", "blocks differ", "ids differ", "chunks", "re-embed"]
+    lines = [
+        f"# Chunker at {args.base} (hand parser) vs this checkout (markdown-it-py), "
+        f"{args.tokens}-token chunks",
+        "",
+        "```",
+        f".venv/bin/python bench/markdown_parity.py --base {args.base} --out <this file>",
+        "```",
+        "",
+        "| " + " | ".join(head) + " |",
+        "| " + " | ".join("---" for _ in head) + " |",
+    ]
+    lines += [
+        "| " + " | ".join([n, *(str(r[h]) for h in head[1:])]) + " |" for n, r in rows.items()
+    ]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        args.out.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

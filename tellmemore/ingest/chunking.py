@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from tellmemore.ingest.blocks import LIST_ITEM, Block, Section, parse_sections
 from tellmemore.ingest.ids import chunk_id, content_hash
