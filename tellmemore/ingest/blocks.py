@@ -20,6 +20,7 @@ from markdown_it.token import Token
 
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+\S")
 """A line that opens a list item: where an over-long list is cut between items."""
+_NUMBERED = re.compile(r"^ {0,3}\d{1,9}[.)][ \t]+\S")
 _TABLE = re.compile(r"^\s*\|")
 _QUOTE = re.compile(r"^\s{0,3}>")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -32,7 +33,6 @@ _KINDS = {
     "table_open": "table",
     "blockquote_open": "quote",
     "fence": "code",
-    "code_block": "para",
     "html_block": "para",
 }
 """Top-level token -> block kind ("hr" and headings are no blocks)."""
@@ -54,7 +54,9 @@ class Section:
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    return MarkdownIt("commonmark").enable("table")
+    # no indented code blocks: text extracted from PDFs and web pages is often indented,
+    # and reading it as code would cut prose apart (fences still mark code)
+    return MarkdownIt("commonmark").enable("table").disable("code")
 
 
 def clean_heading(text: str) -> str:
@@ -76,9 +78,12 @@ def line_kind(line: str) -> str:
 
 def parse_sections(text: str, title: str = "") -> list[Section]:
     """Sections in document order, each with its heading path and blocks. A level-1
-    heading equal to the document title is the title, not a section."""
-    lines = text.splitlines()
-    tokens = _parser().parse("\n".join(lines))
+    heading equal to the document title is the title, not a section. A line of only
+    whitespace is blank, Unicode spaces included: CommonMark counts only spaces and tabs,
+    and the no-break-space lines of web text would join the paragraphs around them."""
+    lines = ["" if line.isspace() else line for line in text.splitlines()]
+    parsed, origin = _parse_lines(lines)
+    tokens = _parser().parse("\n".join(parsed))
     sections: list[Section] = []
     stack: list[tuple[int, str]] = []
     blocks: list[Block] = []
@@ -105,9 +110,10 @@ def parse_sections(text: str, title: str = "") -> list[Section]:
         kind = _KINDS.get(tok.type)
         if kind is None or tok.map is None:
             continue
-        body = _source(lines, tok)
-        pieces = re.split(r"\n[ \t]*\n", body) if tok.type == "code_block" else [body]
-        blocks.extend(Block(kind, p.strip("\n")) for p in pieces if p.strip())
+        start, end = tok.map
+        body = "\n".join(lines[origin[start] : origin[end]]).strip("\n")
+        if body.strip():
+            blocks.append(Block(kind, body))
     if blocks:
         sections.append(Section(path, tuple(blocks)))
     return sections
@@ -119,8 +125,20 @@ def _inline(tokens: list[Token], at: int) -> str:
     return nxt.content if nxt is not None and nxt.type == "inline" else ""
 
 
-def _source(lines: list[str], tok: Token) -> str:
-    """The block's own lines as written, without leading and trailing blank lines."""
-    assert tok.map is not None
-    start, end = tok.map
-    return "\n".join(lines[start:end]).strip("\n")
+def _parse_lines(lines: list[str]) -> tuple[list[str], list[int]]:
+    """The lines given to the parser, and for each of them (plus the end) the source line
+    it stands for. Text extracted from web pages and PDFs drops the blank line Markdown
+    wants before a list: a numbered step right after a paragraph line ("ls -lrth" then
+    "3. Find the log") is a list item here, whatever its number, as CommonMark allows
+    only for "1.". A blank line is put before it for the parse; it maps to no source line.
+    """
+    parsed: list[str] = []
+    origin: list[int] = []
+    for n, line in enumerate(lines):
+        if _NUMBERED.match(line) and parsed and parsed[-1] and not LIST_ITEM.match(parsed[-1]):
+            parsed.append("")
+            origin.append(n)
+        parsed.append(line)
+        origin.append(n)
+    origin.append(len(lines))
+    return parsed, origin
