@@ -89,9 +89,12 @@ def parse_sections(text: str, title: str = "") -> list[Section]:
     blocks: list[Block] = []
     path: tuple[str, ...] = ()
     title_key = title.strip().casefold()
+    list_start: int | None = None  # source line of blocks[-1] while it is the last list
     for i, tok in enumerate(tokens):
         if tok.level != 0 or tok.nesting < 0:
             continue
+        if tok.type not in _KINDS:
+            list_start = None  # a heading or a rule ends the list
         if tok.type == "heading_open":
             heading = clean_heading(_inline(tokens, i))
             if not heading:
@@ -110,10 +113,16 @@ def parse_sections(text: str, title: str = "") -> list[Section]:
         kind = _KINDS.get(tok.type)
         if kind is None or tok.map is None:
             continue
-        start, end = tok.map
-        body = "\n".join(lines[origin[start] : origin[end]]).strip("\n")
+        start, end = origin[tok.map[0]], origin[tok.map[1]]
+        if kind == "list" and list_start is not None:
+            # a list right after a list: CommonMark starts a new one when the bullet
+            # changes ("-" to "*"), a reader sees one list, and it is kept whole as one
+            blocks.pop()
+            start = list_start
+        body = "\n".join(lines[start:end]).strip("\n")
         if body.strip():
             blocks.append(Block(kind, body))
+        list_start = start if kind == "list" and body.strip() else None
     if blocks:
         sections.append(Section(path, tuple(blocks)))
     return sections

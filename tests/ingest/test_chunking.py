@@ -302,6 +302,14 @@ def test_numbered_steps_with_a_code_fence_stay_one_list() -> None:
     assert "# install the tool" in steps.text
 
 
+def test_a_list_whose_bullet_changes_is_one_list() -> None:
+    # CommonMark opens a second list at "*"; a reader sees one, and it is kept whole
+    [section] = parse_sections("- tether your laptop\n\n* check the From field\n", title="T")
+    assert [(b.kind, b.text) for b in section.blocks] == [
+        ("list", "- tether your laptop\n\n* check the From field")
+    ]
+
+
 def test_a_hash_line_inside_an_html_block_is_not_a_heading() -> None:
     sections = parse_sections("<div>\n# inside html\n</div>\n\nText\n", title="T")
     assert [s.path for s in sections] == [()]
