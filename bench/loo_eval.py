@@ -50,11 +50,11 @@ from tellmemore.conversation.resolvers.base import ResolveContext  # noqa: E402
 from tellmemore.conversation.spelling import correct_spelling  # noqa: E402
 from tellmemore.eval.cache import QueryVectors, slug  # noqa: E402
 from tellmemore.eval.corpus import (  # noqa: E402
-    index_versions,
     _versions,
     chunk_tokens_for,
     ensure_index,
     index_key,
+    index_versions,
 )
 from tellmemore.eval.datasets import Dataset, EvalTurn, load_dataset  # noqa: E402
 from tellmemore.eval.measures import (  # noqa: E402
