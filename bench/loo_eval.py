@@ -50,11 +50,11 @@ from tellmemore.conversation.resolvers.base import ResolveContext  # noqa: E402
 from tellmemore.conversation.spelling import correct_spelling  # noqa: E402
 from tellmemore.eval.cache import QueryVectors, slug  # noqa: E402
 from tellmemore.eval.corpus import (  # noqa: E402
-    _current_versions,
     _versions,
     chunk_tokens_for,
     ensure_index,
     index_key,
+    index_versions,
 )
 from tellmemore.eval.datasets import Dataset, EvalTurn, load_dataset  # noqa: E402
 from tellmemore.eval.measures import (  # noqa: E402
@@ -137,7 +137,7 @@ def has_index(path: Path, cache: Path, embedder: Embedder, settings: Settings) -
     meta = json.loads(path.read_text())
     # built by another chunker or schema: this script never builds, so it is not searchable
     # until `tellmemore eval` (ensure_index) re-chunks it in place or rebuilds it
-    current = _versions(_current_versions())
+    current = _versions(index_versions())
     return meta.get("vectors") != "none" and _versions(meta) == current
 
 
@@ -165,7 +165,7 @@ def un_dir(domain: str, work: Path) -> Path:
 def has_term_stats(domain: str, cache: Path) -> bool:
     """An index of this domain (real, or term statistics only: bench/term_stats_index.py)
     built by the current chunker and schema."""
-    current = _versions(_current_versions())
+    current = _versions(index_versions())
     return any(
         _versions(json.loads(m.read_text())) == current
         for m in (cache / "index").glob(f"{domain}-*/meta.json")

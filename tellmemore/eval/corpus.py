@@ -107,7 +107,7 @@ def ensure_index(
     index_path = home / "index.db"
     if meta_path.is_file():
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        built, current = _versions(meta), _versions(_current_versions())
+        built, current = _versions(meta), _versions(index_versions())
         if built[1] != current[1]:
             _discard(home)  # built by another index schema: rebuild from scratch
             return _build(dataset, embedder, settings, home, key, chunk_tokens, progress)
@@ -141,7 +141,9 @@ def _overlap_meta(settings: Settings) -> dict[str, int]:
     return {"overlap_sentences": n} if n else {}
 
 
-def _current_versions() -> dict[str, str]:
+def index_versions() -> dict[str, str]:
+    """The chunker and schema this code builds indexes with: an index built by others is
+    re-chunked or rebuilt, and rankings searched on it are stale."""
     from tellmemore.index.sqlite import SCHEMA_VERSION
     from tellmemore.ingest.chunking import CHUNKER_VERSION
 
@@ -219,7 +221,7 @@ def _build(
         "encoding": encoding_info.stored(index),
         "chunk_tokens": chunk_tokens,
         **_overlap_meta(settings),
-        **_current_versions(),
+        **index_versions(),
         "passages": passages,
         "chunks": index.count(),
         "chunks_embedded": report.chunks_embedded,

@@ -25,7 +25,7 @@ from tellmemore.config import Settings
 from tellmemore.conversation.gate import gate
 from tellmemore.conversation.resolvers.base import ResolveContext
 from tellmemore.eval.cache import JsonlCache, QueryVectors, code_fingerprint, digest, slug
-from tellmemore.eval.corpus import IndexInfo, ensure_index
+from tellmemore.eval.corpus import IndexInfo, ensure_index, index_versions
 from tellmemore.eval.datasets import Dataset, EvalTurn, load_dataset
 from tellmemore.eval.measures import Binding
 from tellmemore.eval.planning import Plan, no_retrieval, plan_turns
@@ -156,6 +156,7 @@ def run_eval(
     vectors = QueryVectors(cache_dir / "queries", embedder)
     fingerprint = digest(
         code_fingerprint(RETRIEVAL_MODULES),
+        index_versions(),  # another chunker cuts other chunks: its rankings are stale
         settings.retrieval.model_dump(mode="json"),
         options.chunk_depth,
         options.passage_depth,

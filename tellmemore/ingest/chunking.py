@@ -43,8 +43,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from tellmemore.ingest.blocks import LIST_ITEM, Block, Section, parse_sections
 from tellmemore.ingest.ids import chunk_id, content_hash
 from tellmemore.ingest.loaders.base import Document
 from tellmemore.ingest.pages import PageLocator
@@ -52,7 +52,7 @@ from tellmemore.ingest.sentences import split_sentences
 from tellmemore.injection import injection_flags  # one detector for ingestion and answers
 from tellmemore.types import Chunk
 
-CHUNKER_VERSION = "3"
+CHUNKER_VERSION = "4"
 """Bump when the same document would chunk differently: every document is then re-chunked."""
 
 SPECIAL_TOKENS = 2
@@ -79,141 +79,6 @@ def default_chunk_tokens(top_k: int, model_max_tokens: int) -> int:
     return max(min(wanted, window), min(MIN_CHUNK_TOKENS, window))
 
 
-# ---------------------------------------------------------------- parsing
-
-
-@dataclass(frozen=True)
-class Block:
-    """A paragraph, list, table, code fence or quote: kept whole when it fits."""
-
-    kind: str
-    text: str
-
-
-@dataclass(frozen=True)
-class Section:
-    path: tuple[str, ...]
-    blocks: tuple[Block, ...]
-
-
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
-_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+\S")
-_TABLE = re.compile(r"^\s*\|")
-_QUOTE = re.compile(r"^\s{0,3}>")
-_RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_EMPHASIS = re.compile(r"[*_`]+")
-
-
-def clean_heading(text: str) -> str:
-    """Heading text without Markdown links and emphasis marks."""
-    return " ".join(_EMPHASIS.sub("", _LINK.sub(r"\1", text)).split())
-
-
-def line_kind(line: str) -> str:
-    """ "list", "table", "quote" or "para": how the chunker reads a line of text."""
-    if _LIST_ITEM.match(line):
-        return "list"
-    if _TABLE.match(line):
-        return "table"
-    if _QUOTE.match(line):
-        return "quote"
-    return "para"
-
-
-def parse_sections(text: str, title: str = "") -> list[Section]:
-    """Sections in document order, each with its heading path and blocks.
-
-    A level-1 heading equal to the document title is the title, not a section.
-    """
-    sections: list[Section] = []
-    stack: list[tuple[int, str]] = []
-    blocks: list[Block] = []
-    cur: list[str] = []
-    cur_kind = ""
-    path: tuple[str, ...] = ()
-    title_key = title.strip().casefold()
-
-    def end_block() -> None:
-        nonlocal cur, cur_kind
-        body = "\n".join(cur).strip("\n")
-        if body.strip():
-            blocks.append(Block(cur_kind or "para", body))
-        cur, cur_kind = [], ""
-
-    def start_section(level: int, heading: str) -> None:
-        nonlocal blocks, path
-        end_block()
-        if blocks:
-            sections.append(Section(path, tuple(blocks)))
-        blocks = []
-        if level == 1 and not stack and heading.casefold() == title_key:
-            return
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        stack.append((level, heading))
-        path = tuple(h for _, h in stack)
-
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        fence = _FENCE.match(line)
-        if fence:
-            end_block()
-            marker = fence.group(1)
-            code = [line]
-            i += 1
-            while i < len(lines):
-                code.append(lines[i])
-                if lines[i].strip().startswith(marker[0] * len(marker)):
-                    break
-                i += 1
-            blocks.append(Block("code", "\n".join(code)))
-            i += 1
-            continue
-        atx = _ATX.match(line)
-        if atx:
-            heading = clean_heading(atx.group(2))
-            if heading:
-                start_section(len(atx.group(1)), heading)
-            i += 1
-            continue
-        if not line.strip():
-            # A blank line ends a block, except inside a list that goes on after it.
-            nxt = next((ln for ln in lines[i + 1 :] if ln.strip()), "")
-            if cur_kind == "list" and (_LIST_ITEM.match(nxt) or nxt[:1] in (" ", "\t")):
-                cur.append("")
-            else:
-                end_block()
-            i += 1
-            continue
-        if cur_kind == "para" and len(cur) == 1 and _SETEXT.match(line) and not _RULE.match(cur[0]):
-            heading = clean_heading(cur[0])
-            cur = []
-            start_section(1 if line.strip()[0] == "=" else 2, heading)
-            i += 1
-            continue
-        if _RULE.match(line):
-            end_block()
-            i += 1
-            continue
-        kind = line_kind(line)
-        continuation = cur_kind == "list" and (kind == "para" or line[:1] in (" ", "\t"))
-        if cur and kind != cur_kind and not continuation:
-            end_block()
-        if not cur:
-            cur_kind = kind
-        cur.append(line)
-        i += 1
-    end_block()
-    if blocks:
-        sections.append(Section(path, tuple(blocks)))
-    return sections
-
-
 # ---------------------------------------------------------------- splitting
 
 
@@ -234,7 +99,7 @@ def _units(block: Block) -> tuple[str, list[str], str]:
     if block.kind == "list":
         items: list[str] = []
         for line in lines:
-            if (_LIST_ITEM.match(line) and not line[:1].isspace()) or not items:
+            if (LIST_ITEM.match(line) and not line[:1].isspace()) or not items:
                 items.append(line)
             else:
                 items[-1] += "\n" + line

@@ -133,6 +133,19 @@ def test_second_run_embeds_and_searches_nothing(cache: Path) -> None:
     assert m1 == m2
 
 
+def test_another_chunker_re_chunks_the_index_and_searches_again(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run1 = _run(cache, FakeEmbedder())
+    monkeypatch.setattr("tellmemore.ingest.chunking.CHUNKER_VERSION", "test-next")
+    again = FakeEmbedder()
+    run2 = _run(cache, again)
+    # the same chunks keep their vectors, but the rankings of the old chunks are not reused
+    assert run2.runs[0].index.reused is False and again.texts_embedded == 0
+    assert run2.runs[0].searches_cached == 0
+    assert run2.runs[0].searches == run1.runs[0].searches
+
+
 def test_an_interrupted_run_resumes_from_the_rows_written(cache: Path) -> None:
     run1 = _run(cache, FakeEmbedder())
     (rankings,) = (cache / "runs").glob("*-rankings.jsonl")

@@ -22,7 +22,7 @@ import textwrap
 from dataclasses import replace
 from typing import ClassVar
 
-from tellmemore.ingest.chunking import line_kind
+from tellmemore.ingest.blocks import line_kind
 from tellmemore.ingest.loaders.base import LoadResult, Source
 from tellmemore.ingest.loaders.markdown import document_from_text
 
