@@ -135,6 +135,10 @@ class RetrievalSettings(_Section):
     bench/results/stated_value.md; on the handbooks it catches 0-3 unanswerable questions
     and adds false abstentions (held-out PostHog 3 -> 10 of 99 answerable turns:
     bench/results/missed_abstentions.md). A focus word no chunk holds is not weighed."""
+    value_min_near: float = Field(default=0.6, ge=-1.0, le=1.01)
+    """With `min_value_share`: a word of a sentence stating a quantity at least this close
+    (MiniLM, word to word) to a focus word holds it ("flights" for "travel"); above 1.0:
+    the stem alone holds it."""
     focus: bool = False
     """Also abstain when a focus word of the question (a content word of one of its noun
     phrases) is held by no top passage, by at most `focus_max_share` of the index's
