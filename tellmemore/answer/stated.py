@@ -19,7 +19,16 @@ the rest: "I'm having a baby in the spring. How much paid leave do I get?" (no c
 says "baby" or "spring") read 0.0 over "12 weeks of paid parental leave". The turn
 abstains below `retrieval.min_value_share`: opt-in (0.0 by default), 0.5 chosen on one
 MTRAG-UN domain and reported on the other, both ways (bench/results/stated_value.md).
-Regular expressions over a few hundred short units at most: no model, no embedding.
+
+Three readings keep an answerable question from abstaining (session 21, measured in
+bench/results/stated_precision.md): a value phrase embedded in a clause another question
+word opens is not what is asked ("how do I change how much I put in?" asks how); the unit
+a quantity is counted in is the answer's, not its subject ("how many megabytes?" over
+"5 GB"); and a word of a stating unit at least `retrieval.value_min_near` close to a
+focus word holds it (MiniLM, word to word: "travel" and "flights", "vacation" and
+"holidays"), since most of the rule's false abstentions were the documents' other
+wording. Regular expressions over a few hundred short units, and the units' words
+embedded once per process (`focus.WordVectors`), only for a question asking a quantity.
 """
 
 from __future__ import annotations
