@@ -388,6 +388,7 @@ class TurnRunner:
             scoped_term_stats(self.retriever.index, req.tenant),
             self.retriever.embedder.embed_documents,
             min_near=self.settings.retrieval.value_min_near,
+            enough=least,
         )
         return stated.lacking(found) if found.share < least else None
 

@@ -120,6 +120,7 @@ def features(
     embed: Callable[[list[str]], Vector] | None = None,
     *,
     value_min_near: float = 1.01,
+    value_enough: float = 1.0,
 ) -> dict[str, float]:
     """The abstain features of a turn whose question reads `questions` (its own
     phrasings, the resolved one first) and whose evidence is `hits`."""
@@ -154,6 +155,7 @@ def features(
             term_stats,
             embed,
             min_near=value_min_near,
+            enough=value_enough,
         ).share,
     }
 

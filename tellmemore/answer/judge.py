@@ -94,6 +94,7 @@ def read_features(ev: TurnEvidence) -> tuple[dict[str, float], dict[str, float],
         ev.history,
         ev.embed,
         value_min_near=ev.value_min_near,
+        value_enough=ev.min_value_share,
     )
     c = clarify.features(ev.message, ev.history, ev.resolution, ev.hits, a["cos"], ev.term_stats)
     return a, c, own

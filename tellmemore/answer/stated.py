@@ -157,10 +157,13 @@ def value_share(
     embed: Callable[[list[str]], Vector] | None = None,
     *,
     min_near: float = 1.01,
+    enough: float = 1.0,
 ) -> Stated:
     """`Stated` of `question` over the top `hits` (see the module docstring); with
     `embed`, a focus word a unit does not hold counts as held when a word of the unit (or
-    of its headings) is at least `min_near` close to it (MiniLM, word to word)."""
+    of its headings) is at least `min_near` close to it (MiniLM, word to word). The near
+    words are read only when the stems alone hold less than `enough` (the threshold the
+    caller compares with: a share above it decides nothing more)."""
     kind = checked_value(question)
     if kind is None:
         return Stated(None, 1.0)
@@ -181,15 +184,28 @@ def value_share(
         for text in sentences(c.text, c.header):
             if states_quantity(text, kind):
                 units.append([*heading, *content_words(text)])
-    close = _close_words(embed, list(weight), units, stems, min_near)
+    close: dict[str, set[str]] = {w: set() for w in weight}
+    best = _best(units, weight, stems, close) / total
+    if best < min(enough, 1.0):  # only then are the near words worth embedding
+        close = _close_words(embed, list(weight), units, stems, min_near)
+        best = _best(units, weight, stems, close) / total
+    return Stated(kind, min(best, 1.0))
+
+
+def _best(
+    units: Sequence[Sequence[str]],
+    weight: dict[str, float],
+    stems: dict[str, str],
+    close: dict[str, set[str]],
+) -> float:
+    """The largest weight of focus words one unit holds, by stem or by a close word."""
     best = 0.0
     for unit in units:
         held, words_of = {stem(w) for w in unit}, set(unit)
-        share = sum(v for w, v in weight.items() if stems[w] in held or close[w] & words_of)
-        best = max(best, share / total)
-        if best >= 1.0:
-            return Stated(kind, 1.0)
-    return Stated(kind, best)
+        best = max(
+            best, sum(v for w, v in weight.items() if stems[w] in held or close[w] & words_of)
+        )
+    return best
 
 
 def _close_words(
