@@ -241,3 +241,22 @@ def test_a_near_word_of_the_stating_sentence_holds_a_focus_word(minilm) -> None:
         min_near=0.6,
     )
     assert found.share < 0.5
+
+
+def test_the_near_words_are_embedded_only_when_the_stems_fall_short() -> None:
+    """A turn compares the share with its threshold: when the stems alone reach it, the
+    units' words are not embedded (no model call for most questions)."""
+
+    def never(texts: list[str]):  # type: ignore[no-untyped-def]
+        raise AssertionError("embedded although the stems held enough")
+
+    hits = _chunk_hits(("Backups", "Backups of your projects are kept for 30 days."))
+    found = stated.value_share(
+        "How long are project backups kept?",
+        hits,
+        _every_word_held,
+        never,
+        min_near=0.6,
+        enough=0.5,
+    )
+    assert found.share >= 0.5
