@@ -112,10 +112,17 @@ def scores(
                         calibration=retriever.calibrator.get(),
                         embed=embedder.embed_documents,
                         min_value_share=settings.retrieval.min_value_share,
+                        value_min_near=settings.retrieval.value_min_near,
                     )
                 )
                 question = next((q for q in asked if q.strip()), "")
-                share = value_share(question, own, index.term_stats).share
+                share = value_share(
+                    question,
+                    own,
+                    index.term_stats,
+                    embedder.embed_documents,
+                    min_near=settings.retrieval.value_min_near,
+                ).share
                 s = settings.retrieval
                 unstated = phrase.lacking(
                     question,

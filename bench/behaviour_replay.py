@@ -113,6 +113,7 @@ def replay_domain(  # type: ignore[no-untyped-def]
                 term_stats=index.term_stats,
                 calibration=calibration,
                 embed=embedder.embed_documents,
+                min_value_share=1.0,  # the share read in full: the fit sweeps the threshold
             )
             a, c, _ = read_features(ev)
             features = {

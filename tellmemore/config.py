@@ -134,7 +134,15 @@ class RetrievalSettings(_Section):
     breach?" over the MPL's "become compliant prior to 30 days after ... notice"),
     bench/results/stated_value.md; on the handbooks it catches 0-3 unanswerable questions
     and adds false abstentions (held-out PostHog 3 -> 10 of 99 answerable turns:
-    bench/results/missed_abstentions.md). A focus word no chunk holds is not weighed."""
+    bench/results/missed_abstentions.md). A focus word no chunk holds is not weighed.
+    Since session 21 (`value_min_near`, embedded value phrases, units of measure) it adds
+    none on Clef, TTS and MTRAG's answerable turns, but still 6 on held-out PostHog:
+    still opt-in (bench/results/stated_precision.md)."""
+    value_min_near: float = Field(default=0.6, ge=-1.0, le=1.01)
+    """With `min_value_share`: a word of a sentence stating a quantity at least this close
+    (MiniLM, word to word) to a focus word holds it ("flights" for "travel"); above 1.0:
+    the stem alone holds it. 0.6 as `phrase_min_near`, not fitted (the grid is in
+    bench/results/stated_precision.md)."""
     focus: bool = False
     """Also abstain when a focus word of the question (a content word of one of its noun
     phrases) is held by no top passage, by at most `focus_max_share` of the index's

@@ -369,6 +369,7 @@ class TurnRunner:
             may_clarify=req.forced_query is None and self.settings.retrieval.ask_back,
             embed=self.retriever.embedder.embed_documents,
             min_value_share=self.settings.retrieval.min_value_share,
+            value_min_near=self.settings.retrieval.value_min_near,
         )
         return judge(evidence)
 
@@ -382,7 +383,12 @@ class TurnRunner:
         if least <= 0.0 or not question or not own:
             return None
         found = stated.value_share(
-            question, own, scoped_term_stats(self.retriever.index, req.tenant)
+            question,
+            own,
+            scoped_term_stats(self.retriever.index, req.tenant),
+            self.retriever.embedder.embed_documents,
+            min_near=self.settings.retrieval.value_min_near,
+            enough=least,
         )
         return stated.lacking(found) if found.share < least else None
 

@@ -87,6 +87,12 @@ def cue_words(question: str, kind: AnswerType) -> set[str]:
     return {w for m in pattern.finditer(low) for w in re.findall(r"[a-z']+", m.group())}
 
 
+def cue_spans(low: str, kind: AnswerType) -> list[int]:
+    """Where in `low` (lower case, spaces squashed) a phrase asking for `kind` starts."""
+    pattern = next((p for k, p in _lexicon()[0] if k == kind), None)
+    return [m.start() for m in pattern.finditer(low)] if pattern is not None else []
+
+
 def holds(sentence: str, kind: AnswerType) -> bool:
     """`sentence` states an answer of `kind` ("within 30 minutes", "$49", "10:00")."""
     return _lexicon()[1][kind].search(sentence) is not None

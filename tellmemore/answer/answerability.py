@@ -118,6 +118,9 @@ def features(
     message: str = "",
     history: Sequence[Turn] = (),
     embed: Callable[[list[str]], Vector] | None = None,
+    *,
+    value_min_near: float = 1.01,
+    value_enough: float = 1.0,
 ) -> dict[str, float]:
     """The abstain features of a turn whose question reads `questions` (its own
     phrasings, the resolved one first) and whose evidence is `hits`."""
@@ -147,7 +150,12 @@ def features(
         "both_signals": both_signals(hits),
         "rare_held": rare_held(questions, hits, term_stats),
         "value_share": value_share(
-            next((q for q in questions if q.strip()), ""), hits, term_stats
+            next((q for q in questions if q.strip()), ""),
+            hits,
+            term_stats,
+            embed,
+            min_near=value_min_near,
+            enough=value_enough,
         ).share,
     }
 

@@ -28,6 +28,7 @@ from tellmemore.answer import answerability, clarify, stated
 from tellmemore.answer.abstain import evidence_hits
 from tellmemore.answer.calibration import Calibration
 from tellmemore.answer.scorer import Scorer, load_scorer
+from tellmemore.config import RetrievalSettings
 from tellmemore.index.base import Vector
 from tellmemore.types import Hit, Resolution, TermStats, Turn
 
@@ -77,6 +78,8 @@ class TurnEvidence:
     min_value_share: float = 0.0
     """`retrieval.min_value_share`: a question for a value abstains when no sentence that
     states one holds this share of its focus (`answer.stated`); 0.0: not read."""
+    value_min_near: float = RetrievalSettings().value_min_near
+    """`retrieval.value_min_near`: a word this close to a focus word holds it (`stated`)."""
 
 
 def read_features(ev: TurnEvidence) -> tuple[dict[str, float], dict[str, float], list[Hit]]:
@@ -90,6 +93,8 @@ def read_features(ev: TurnEvidence) -> tuple[dict[str, float], dict[str, float],
         ev.message,
         ev.history,
         ev.embed,
+        value_min_near=ev.value_min_near,
+        value_enough=ev.min_value_share,
     )
     c = clarify.features(ev.message, ev.history, ev.resolution, ev.hits, a["cos"], ev.term_stats)
     return a, c, own

@@ -19,7 +19,16 @@ the rest: "I'm having a baby in the spring. How much paid leave do I get?" (no c
 says "baby" or "spring") read 0.0 over "12 weeks of paid parental leave". The turn
 abstains below `retrieval.min_value_share`: opt-in (0.0 by default), 0.5 chosen on one
 MTRAG-UN domain and reported on the other, both ways (bench/results/stated_value.md).
-Regular expressions over a few hundred short units at most: no model, no embedding.
+
+Three readings keep an answerable question from abstaining (session 21, measured in
+bench/results/stated_precision.md): a value phrase embedded in a clause another question
+word opens is not what is asked ("how do I change how much I put in?" asks how); the unit
+a quantity is counted in is the answer's, not its subject ("how many megabytes?" over
+"5 GB"); and a word of a stating unit at least `retrieval.value_min_near` close to a
+focus word holds it (MiniLM, word to word: "travel" and "flights", "vacation" and
+"holidays"), since most of the rule's false abstentions were the documents' other
+wording. Regular expressions over a few hundred short units, and the units' words
+embedded once per process (`focus.WordVectors`), only for a question asking a quantity.
 """
 
 from __future__ import annotations
@@ -29,11 +38,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from tellmemore.answer import answer_types
 from tellmemore.answer.answer_types import AnswerType
-from tellmemore.answer.focus import candidates
+from tellmemore.answer.focus import _cache_for, candidates
 from tellmemore.answer.units import sentences
 from tellmemore.conversation.text import content_words, stem
+from tellmemore.index.base import Vector
 from tellmemore.types import Hit, TermStats
 
 log = logging.getLogger(__name__)
@@ -97,16 +109,65 @@ def asked_value(question: str) -> AnswerType | None:
     return next((k for k in answer_types.asked_types(question) if k in QUANTITIES), None)
 
 
+# fmt: off
+MEASURE_UNITS = frozenset((
+    "bytes", "kb", "mb", "gb", "tb", "kilobytes", "megabytes", "gigabytes", "terabytes",
+    "bits", "kbps", "mbps", "gbps", "dollars", "euros", "pounds", "cents", "usd", "eur",
+    "gbp", "percent", "percentage", "miles", "kilometers", "kilometres", "km", "meters",
+    "metres", "feet", "inches", "kilograms", "kg", "grams", "lbs", "liters", "litres",
+    "gallons",
+))
+# fmt: on
+"""Units a quantity is counted in: they name the answer's unit, not what it is about. "How
+many megabytes can I use each month?" is answered by "5 GB", a sentence without the word
+(time units are generic nouns the focus leaves out already)."""
+
+_WH = re.compile(r"\b(?:what|how|where|why|which|who|when)\b")
+_CLAUSE_BREAK = re.compile(r"[.!?;,]|\b(?:and|or|but|also)\b")
+
+
+def _embedded(question: str, kind: AnswerType) -> bool:
+    """Every phrase asking for `kind` is embedded in a clause another question word opens:
+    "how do I change how much I put in?" asks how, not how much. A phrase after a clause
+    break ("What was the population then, and how many stay in each part?") or opening
+    its clause ("can you tell me how much it costs?") asks for the value itself."""
+    low = " ".join(question.lower().split())
+    cues = answer_types.cue_spans(low, kind)
+    if not cues:
+        return False
+    for start in cues:
+        before = low[:start]
+        breaks = list(_CLAUSE_BREAK.finditer(before))
+        clause = before[breaks[-1].end() :] if breaks else before
+        if not _WH.search(clause):
+            return False
+    return True
+
+
+def checked_value(question: str) -> AnswerType | None:
+    """The quantity `question` itself asks for (`asked_value`, not embedded), or None."""
+    kind = asked_value(question)
+    return None if kind is None or _embedded(question, kind) else kind
+
+
 def value_share(
     question: str,
     hits: Sequence[Hit],
     term_stats: Callable[[list[str]], TermStats] | None,
+    embed: Callable[[list[str]], Vector] | None = None,
+    *,
+    min_near: float = 1.01,
+    enough: float = 1.0,
 ) -> Stated:
-    """`Stated` of `question` over the top `hits` (see the module docstring)."""
-    kind = asked_value(question)
+    """`Stated` of `question` over the top `hits` (see the module docstring); with
+    `embed`, a focus word a unit does not hold counts as held when a word of the unit (or
+    of its headings) is at least `min_near` close to it (MiniLM, word to word). The near
+    words are read only when the stems alone hold less than `enough` (the threshold the
+    caller compares with: a share above it decides nothing more)."""
+    kind = checked_value(question)
     if kind is None:
         return Stated(None, 1.0)
-    cue = answer_types.cue_words(question, kind)
+    cue = answer_types.cue_words(question, kind) | MEASURE_UNITS
     words = [w for w in candidates(question) or content_words(question) if w not in cue]
     words = list(dict.fromkeys(words))
     if not words:
@@ -116,18 +177,58 @@ def value_share(
         return Stated(kind, 1.0)  # the documents use none of its words: not for this rule
     total = sum(weight.values()) or 1.0
     stems = {w: stem(w) for w in words}
-    best = 0.0
+    units: list[list[str]] = []
     for h in hits[:STATED_HITS]:
         c = h.chunk
-        heading = {stem(w) for w in content_words(f"{c.title} {' '.join(c.section)} {c.header}")}
+        heading = content_words(f"{c.title} {' '.join(c.section)} {c.header}")
         for text in sentences(c.text, c.header):
-            if not states_quantity(text, kind):
-                continue
-            held = heading | {stem(w) for w in content_words(text)}
-            best = max(best, sum(v for w, v in weight.items() if stems[w] in held) / total)
-            if best >= 1.0:
-                return Stated(kind, 1.0)
-    return Stated(kind, best)
+            if states_quantity(text, kind):
+                units.append([*heading, *content_words(text)])
+    close: dict[str, set[str]] = {w: set() for w in weight}
+    best = _best(units, weight, stems, close) / total
+    if best < min(enough, 1.0):  # only then are the near words worth embedding
+        close = _close_words(embed, list(weight), units, stems, min_near)
+        best = _best(units, weight, stems, close) / total
+    return Stated(kind, min(best, 1.0))
+
+
+def _best(
+    units: Sequence[Sequence[str]],
+    weight: dict[str, float],
+    stems: dict[str, str],
+    close: dict[str, set[str]],
+) -> float:
+    """The largest weight of focus words one unit holds, by stem or by a close word."""
+    best = 0.0
+    for unit in units:
+        held, words_of = {stem(w) for w in unit}, set(unit)
+        best = max(
+            best, sum(v for w, v in weight.items() if stems[w] in held or close[w] & words_of)
+        )
+    return best
+
+
+def _close_words(
+    embed: Callable[[list[str]], Vector] | None,
+    words: Sequence[str],
+    units: Sequence[Sequence[str]],
+    stems: dict[str, str],
+    min_near: float,
+) -> dict[str, set[str]]:
+    """Each focus word's close words among the units' words (MiniLM cosine >= `min_near`,
+    word to word): "travel" and "flights", "vacation" and "holidays". Empty sets without
+    an embedder, above 1.0, or for a word every unit holds."""
+    close: dict[str, set[str]] = {w: set() for w in words}
+    vocabulary = sorted({u for unit in units for u in unit if any(ch.isalpha() for ch in u)})
+    held = [{stem(u) for u in unit} for unit in units]
+    lost = [w for w in words if any(stems[w] not in h for h in held)]
+    if embed is None or min_near > 1.0 or not lost or not vocabulary:
+        return close
+    vectors = _cache_for(embed).get(embed, [*lost, *vocabulary])
+    sims = np.asarray(vectors[len(lost) :] @ vectors[: len(lost)].T)
+    for i, w in enumerate(lost):
+        close[w] = {v for j, v in enumerate(vocabulary) if sims[j, i] >= min_near}
+    return close
 
 
 def _weights(

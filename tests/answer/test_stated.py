@@ -177,3 +177,86 @@ def test_a_question_whose_words_no_chunk_holds_is_left_to_the_other_rules(guide)
     found = stated.value_share("How much is a gym membership?", hits, guide.index.term_stats)
     assert found.kind is AnswerType.PRICE
     assert found.share == 1.0
+
+
+def _chunk_hits(*texts: tuple[str, str]):  # type: ignore[no-untyped-def]
+    from tellmemore.types import Chunk, Hit
+
+    return [
+        Hit(Chunk(f"c{i}", "doc", text, title=title), 0.0, i + 1, None, 0.5)
+        for i, (title, text) in enumerate(texts)
+    ]
+
+
+def _every_word_held(words: list[str]):  # type: ignore[no-untyped-def]
+    from tellmemore.types import TermStats
+
+    return TermStats(100, {w: 3 for w in words})
+
+
+def test_a_value_question_embedded_in_another_is_not_checked() -> None:
+    """ "how do I change how much I put in?" asks how, not how much: no sentence need state
+    an amount. A value phrase after a clause break, or opening the question, still asks."""
+    assert stated.checked_value("how do I change how much I put in?") is None
+    assert stated.checked_value("What was the population then, and how many live there?") is (
+        AnswerType.COUNT
+    )
+    assert stated.checked_value("can you tell me how much the Pro plan costs?") is AnswerType.PRICE
+    hits = _chunk_hits(("Retirement", "You update your contribution in the payroll portal."))
+    found = stated.value_share("how do I change how much I put in?", hits, _every_word_held)
+    assert found.kind is None and found.share == 1.0
+
+
+def test_the_unit_a_quantity_is_counted_in_is_not_what_is_asked_about() -> None:
+    """ "How many megabytes can I use each month?" is answered by "5 GB": the unit names the
+    answer, it is not the subject a stating sentence must hold."""
+    hits = _chunk_hits(
+        ("Registry pricing", "On the free plan you can store 5 GB of images each month."),
+        ("Registry", "Image layers are counted in megabytes when you push them."),
+    )
+    found = stated.value_share("How many megabytes can I store each month?", hits, _every_word_held)
+    assert found.kind is AnswerType.COUNT
+    assert found.share >= 0.9
+
+
+def test_a_near_word_of_the_stating_sentence_holds_a_focus_word(minilm) -> None:  # type: ignore[no-untyped-def]
+    """ "travel" is not written in "we pay the flights and hotel ... 4 times per year", but
+    "flights" is close to it (MiniLM): with the embedder the sentence holds the question;
+    a sentence about something else stays unheld."""
+    hits = _chunk_hits(
+        ("Speaker support", "We pay the flights and hotel for each talk, 4 times per year."),
+    )
+    question = "How many times a year is my travel paid?"
+    without = stated.value_share(question, hits, _every_word_held)
+    near = stated.value_share(
+        question, hits, _every_word_held, minilm.embed_documents, min_near=0.6
+    )
+    assert without.share < 0.5 <= near.share
+    other = _chunk_hits(("Plans", "The Pro plan costs 49 EUR per month."))
+    found = stated.value_share(
+        "How many languages does support answer in?",
+        other,
+        _every_word_held,
+        minilm.embed_documents,
+        min_near=0.6,
+    )
+    assert found.share < 0.5
+
+
+def test_the_near_words_are_embedded_only_when_the_stems_fall_short() -> None:
+    """A turn compares the share with its threshold: when the stems alone reach it, the
+    units' words are not embedded (no model call for most questions)."""
+
+    def never(texts: list[str]):  # type: ignore[no-untyped-def]
+        raise AssertionError("embedded although the stems held enough")
+
+    hits = _chunk_hits(("Backups", "Backups of your projects are kept for 30 days."))
+    found = stated.value_share(
+        "How long are project backups kept?",
+        hits,
+        _every_word_held,
+        never,
+        min_near=0.6,
+        enough=0.5,
+    )
+    assert found.share >= 0.5
