@@ -22,10 +22,14 @@ vector against the standalone query:
   from the passage most candidates come from, is more likely in it.
 
 `Scorer` is a logistic model over them. Its weights are a plain JSON artifact
-(`sentence_weights.json`), fitted by `bench/extractive_answers.py --fit` on the MTRAG
-reference answers (a sentence is positive when the extractive oracle quotes it) and
-reported leave-one-domain-out there. The scorer ranks; `threshold` decides how many of the
-best sentences after the first one are worth quoting.
+(`sentence_weights.json`) fitted on the MTRAG reference answers (a sentence is positive when
+the extractive oracle quotes it), on each turn's gold passages AND its top 3 retrieved ones
+(`bench/extractive_fit_retrieved.py --train both --write`, leave-one-domain-out there).
+Fitted on gold passages alone (`bench/extractive_answers.py --fit`), where every candidate
+is on topic, the weights paid a passage's long opening more than similarity to the
+question; the answer reads retrieved passages, whose openings are often about something
+else (bench/results/retrieved_fit.md). The scorer ranks; `threshold` decides how many of
+the best sentences after the first one are worth quoting.
 """
 
 from __future__ import annotations
@@ -274,7 +278,8 @@ def expand(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
 
 @functools.cache
 def shipped() -> Scorer:
-    """The scorer fitted on all three MTRAG domains (`sentence_weights.json`)."""
+    """The scorer fitted on all three MTRAG domains' gold and retrieved passages
+    (`sentence_weights.json`)."""
     text = resources.files("tellmemore.answer").joinpath("sentence_weights.json")
     return Scorer.from_json(text.read_text("utf-8"))
 
