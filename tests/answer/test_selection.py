@@ -300,8 +300,11 @@ def test_a_continuation_without_an_asked_word_or_rated_lower_waits_its_turn() ->
 
 def test_the_answer_in_the_next_sentence_is_quoted(minilm) -> None:  # type: ignore[no-untyped-def]
     """ "What happens to my stock options 90 days after I leave Clef?": the best sentence
-    says the options count as ISOs for 90 days; the next one says what they become. The
-    spread gave its slot to two other chunks' sentences (the tax burden, the cliff)."""
+    says the options count as ISOs for 90 days; the next one says what they become. With
+    the weights fitted on gold passages the spread gave its slot to two other chunks'
+    sentences (the tax burden, the cliff) unless the continuation was on; the weights fitted
+    on retrieved passages rank the next sentence above them, so both quote it
+    (bench/results/retrieved_fit.md)."""
     equity = (CORPUS / "Hiring Documents/Guide to Your Equity.md").read_text(encoding="utf-8")
     exercising = _section("Hiring Documents/Guide to Your Equity.md", "Exercising Your Options")
     paragraphs = [p for p in exercising.split("\n\n") if p.strip()]
@@ -334,7 +337,7 @@ def test_the_answer_in_the_next_sentence_is_quoted(minilm) -> None:  # type: ign
         return " ".join(e.sentence for e in quoted)
 
     assert "non-qualified" in answer(True)
-    assert "non-qualified" not in answer(False)
+    assert "non-qualified" in answer(False)
 
 
 def test_the_continuation_is_opt_in() -> None:
