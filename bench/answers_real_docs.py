@@ -153,21 +153,22 @@ def main() -> None:
     md = [
         "# Answer edits and table rows on real documents",
         "",
-        "`bench/answers_real_docs.py` on " + ", ".join(f"`{d.name}`" for d in docs)
+        "`bench/answers_real_docs.py` on "
+        + ", ".join(f"`{d.name}`" for d in docs)
         + " (Node.js documentation as Debian ships it; not in the repository). One question "
         "per sampled `##` heading. A repeat is a quoted (cited) sentence already shown; a "
-        "\"tell me more\" that abstains or finds nothing counts as nothing new.",
+        '"tell me more" that abstains or finds nothing counts as nothing new.',
         "",
         "Command: `HF_HUB_OFFLINE=1 .venv/bin/python bench/answers_real_docs.py`",
         "",
         "| measure | value |",
         "| --- | --- |",
         f"| questions (answered) | {c['questions']} ({c['answered']}) |",
-        f"| \"make that shorter\" shorter | {c['shorter']}/{c['answered']} |",
+        f'| "make that shorter" shorter | {c["shorter"]}/{c["answered"]} |',
         f"| ... citing only the answer's sources | {c['same_sources']}/{c['answered']} |",
-        f"| \"tell me more\" turns repeating a shown sentence | {c['more_repeats']}/"
+        f'| "tell me more" turns repeating a shown sentence | {c["more_repeats"]}/'
         f"{c['more_turns']} |",
-        f"| \"tell me more\" turns with nothing new | {c['more_empty']}/{c['more_turns']} |",
+        f'| "tell me more" turns with nothing new | {c["more_empty"]}/{c["more_turns"]} |',
         f"| table rows quoted / not named by the question | {c['rows_quoted']} / "
         f"{c['rows_unnamed']} |",
     ]

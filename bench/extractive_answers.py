@@ -1,7 +1,8 @@
 """The offline (extractive) answer against the reference answers, leave-one-domain-out.
 
     .venv/bin/python bench/extractive_answers.py          # measure (LOO) and write results
-    .venv/bin/python bench/extractive_answers.py --fit    # also refit the shipped weights
+    .venv/bin/python bench/extractive_answers.py --fit \
+        --weights bench/results/sentence_weights_gold.json  # a gold-passage fit, not shipped
     .venv/bin/python bench/extractive_answers.py --ranker listwise --fit \
         --weights bench/results/sentence_weights_listwise.json \
         --out bench/results/extractive_answers_listwise  # a ranker not shipped
@@ -20,8 +21,9 @@ measured) for the human rewrite, and compared with the reference on content word
 
 MTRAG-UN (`../shared/bench/mtrag-un`, ANSWERABLE labelled turns, reference = `target`,
 query = the message as typed: it has no rewrites) is a test only: scored with the
-weights fitted on all three MTRAG domains, which are the shipped ones
-(`tellmemore/answer/sentence_weights.json`, written by `--fit`).
+shipped weights (`tellmemore/answer/sentence_weights.json`). Since session 21 those are
+fitted on the passages retrieval returns (`bench/extractive_fit_retrieved.py --write`), so
+`--fit` here (gold passages) refuses to overwrite them: give it `--weights` elsewhere.
 
 Needs the bundled MiniLM (no index). Results: bench/results/extractive_answers.{json,md}.
 """
@@ -154,7 +156,6 @@ class CachedEmbed:
         np.savez(self.path, texts=np.array(texts), vectors=np.stack([self.cache[t] for t in texts]))
 
 
-
 def load_cases(
     data: Path, embed: CachedEmbed
 ) -> tuple[dict[str, list[Case]], dict[str, list[Case]], list[Case]]:
@@ -165,6 +166,7 @@ def load_cases(
     every = [c for group in (*cases.values(), *un.values()) for c in group]
     embed.warm(every)
     return cases, un, every
+
 
 def _candidate_texts(case: Case) -> list[str]:
     return [c.text for c in extractive.candidates_of(_units(case))]
@@ -330,6 +332,11 @@ def main() -> None:
         "--embeddings", type=Path, default=ROOT / "bench" / ".cache" / "extractive_vectors.npz"
     )
     args = parser.parse_args()
+    if args.fit and args.weights.resolve() == WEIGHTS.resolve():
+        parser.error(
+            "--fit fits on gold passages; the shipped weights are fitted on retrieved ones "
+            "(bench/extractive_fit_retrieved.py --write): pass --weights PATH to write elsewhere"
+        )
     embed = CachedEmbed(args.embeddings)
     cases, un, every = load_cases(args.data, embed)
     ranker, label = args.ranker, args.label

@@ -41,7 +41,9 @@ def test_one_plan_in_the_conversation_is_not_asked_about(sample_assistant) -> No
 
 
 def test_it_after_two_plans_asked_together_asks_which_when_opted_in(
-    _sample_project_template, tmp_path, minilm  # type: ignore[no-untyped-def]
+    _sample_project_template,
+    tmp_path,
+    minilm,  # type: ignore[no-untyped-def]
 ) -> None:
     """`conversation.ask_coordinated` reaches the resolver: "it" after two plans set side by
     side asks which one; off (the default), it binds one as before."""
