@@ -72,7 +72,7 @@ def quoted_items(items: Sequence[str], answer: str) -> list[Phrase]:
     numbered = any(
         _NUMBERED.match(m.group(0)) for line in answer.splitlines() if (m := _BULLET.match(line))
     )
-    labels = (_step(it) if numbered else _label(it) or _name(it) for it in items)
+    labels = (_step(it) if numbered else _label(it, short=True) or _name(it) for it in items)
     return [p for p in labels if p is not None]
 
 
@@ -99,7 +99,7 @@ def _step(item: str) -> Phrase | None:
     return Phrase(action, tuple(stem(w) for w in words), None, False)
 
 
-def _label(item: str) -> Phrase | None:
+def _label(item: str, *, short: bool = False) -> Phrase | None:
     """ "Standard: routes to the on-call queue" -> "Standard"; a quoted table row ("Plan:
     Pro; Price per month: $299; ...") by its first value, "Pro", not its column "Plan";
     else the item's first phrase."""
@@ -116,6 +116,10 @@ def _label(item: str) -> Phrase | None:
         if ps:
             label = head.strip(" *_")
             return Phrase(label, tuple(s for p in ps for s in p.stems), None, True)
+    if short and _name(item) is not None:
+        # a short item with no label names itself whole: "Meetings happen in regular
+        # hours", not its first noun "Meetings"
+        return _name(item)
     ps = phrases(item)
     return ps[0] if ps else None
 

@@ -102,3 +102,10 @@ def test_a_kinds_answer_lists_the_headings_as_items_the_second_one_counts() -> N
         best_sentences("does GSA allow flexible schedules?", hits, outline=lambda h: OUTLINE), hits
     )
     assert one.items == ()
+
+
+def test_a_short_item_with_no_label_is_named_whole() -> None:
+    # "the second one" must ask about the whole item, not its first noun ("Meetings")
+    items = ["Core hours are 10 to 4", "Meetings happen in regular hours", "Standard: 9 to 5"]
+    names = [p.text for p in quoted_items(items, "\n".join(f"- {it}" for it in items))]
+    assert names == ["Core hours are 10 to 4", "Meetings happen in regular hours", "Standard"]
