@@ -39,6 +39,7 @@ from tellmemore.conversation.binding import Salience
 from tellmemore.conversation.gate import gate
 from tellmemore.conversation.phrasings import Phrasings, context_query
 from tellmemore.conversation.preamble import without_preamble
+from tellmemore.conversation.realize import append_words
 from tellmemore.conversation.selector import SelectorModel
 from tellmemore.conversation.terms import Term, pick
 from tellmemore.conversation.text import strip_citations
@@ -53,7 +54,7 @@ VARIANTS: list[Variant] = [
     for lab in ("rewrite", "distant")
     for mode, w in (("append", 1.0), ("phrasing", 0.3))
     for scope in ("gated", "all")
-    for thr in ((0.25, 0.4) if lab == "rewrite" else (0.6, 0.8))
+    for thr in ((0.25, 0.4) if lab == "rewrite" else (0.8, 0.9))
 ] + [("none", "ctxnone", w, "gated", 1.0, 0) for w in (0.6, 1.0)]
 """Last two: no words; the context phrasing (the last user turns and the message, concat's
 query) at weight w instead of CONTEXT_QUERY_WEIGHT on a gated turn the resolver changed
@@ -115,7 +116,7 @@ def transform(
             return ph
         words = " ".join(t.text for t in picked)
         if mode == "append":
-            q0 = f"{ph.queries[0]} ({words})"
+            q0 = append_words(ph.queries[0], [t.text for t in picked])
             qs = (q0, *ph.queries[1:])
             ws = ph.weights
             message = plans[task].turn.message
@@ -137,7 +138,7 @@ def bind(plans: dict[str, Any], terms: Any, model: SelectorModel | None, v: Any)
             if v[3] == "all" or gated:
                 picked = pick(cands, replace(model, threshold=v[4], max_phrases=v[5]))
                 if picked:
-                    q = f"{q} ({' '.join(t.text for t in picked)})"
+                    q = append_words(q, [t.text for t in picked])
         out.append(binding(p.turn.message, [t.content for t in p.turn.history],
                            p.turn.rewrite, q, followup=p.turn.followup))  # fmt: skip
     pooled = pooled_binding(out)

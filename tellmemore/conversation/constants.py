@@ -74,6 +74,10 @@ SELECTOR_VETO = 0.2
 """A topic carry (too little signal, "what about ...") happens only when the learned
 selector (conversation/selector.py) gives some history phrase at least this probability
 of being carried by a person; 0: no veto."""
+TERM_CARRY = False
+"""Append the history words the term model (conversation/terms.py, terms.json or
+TELLMEMORE_TERM_WEIGHTS) picks to the embedded resolver's query. Off: held out it did not
+gain on every domain (bench/results/loo_terms.md)."""
 CLARIFY_REPLY_WORDS = 4
 """A reply to a clarifying question has at most this many content words."""
 READ_TURNS = 12

@@ -18,16 +18,18 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
 from tellmemore.conversation.analysis import analyze
 from tellmemore.conversation.binding import Salience, exchange_ages
-from tellmemore.conversation.gate import GateResult
+from tellmemore.conversation.gate import GateResult, gate
+from tellmemore.conversation.realize import append_words
+from tellmemore.conversation.resolvers.base import ResolveContext
 from tellmemore.conversation.selector import Scored, SelectorModel, default_model, each_candidate
 from tellmemore.conversation.text import stem
-from tellmemore.types import Turn
+from tellmemore.types import Resolution, Turn
 
 TERM_FEATURES: tuple[str, ...] = (
     "idf",
@@ -226,3 +228,24 @@ def carried_terms(
     return pick(
         candidates_for(message, query, history, salience, verdict, resolved=resolved), model
     )
+
+
+def with_terms(
+    message: str, res: Resolution, history: Sequence[Turn], context: ResolveContext
+) -> Resolution:
+    """`res` with the words the term model picks appended to its query (pass "terms"), which
+    the user sees ("Searching for: how do I apply (FMLA leave)?"). No binding is added: a
+    binding is a referent's antecedent (and asks for the reply phrasing, phrasings.py).
+    Unchanged without a model, without the index's term statistics (its features are IDF)
+    or when the resolution asks back."""
+    if context.term_stats is None or res.ambiguous or term_model() is None:
+        return res
+    salience = Salience(context.term_stats)
+    verdict = gate(message, history, salience=salience)
+    picked = carried_terms(
+        message, res.query, history, salience, verdict, resolved=bool(res.passes)
+    )
+    if not picked:
+        return res
+    words = [t.text for t in picked]
+    return replace(res, query=append_words(res.query, words), passes=(*res.passes, "terms"))
