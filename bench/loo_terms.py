@@ -50,11 +50,10 @@ from tellmemore.types import Turn
 # (labels, mode, weight, scope, threshold, max terms)
 Variant = tuple[str, str, float, str, float, int]
 VARIANTS: list[Variant] = [
-    (lab, mode, w, scope, thr, 2)
+    (lab, mode, w, scope, 0.3 if lab == "rewrite" else 0.85, 2)
     for lab in ("rewrite", "distant")
     for mode, w in (("append", 1.0), ("phrasing", 0.3))
     for scope in ("gated", "all")
-    for thr in ((0.25, 0.4) if lab == "rewrite" else (0.8, 0.9))
 ] + [("none", "ctxnone", w, "gated", 1.0, 0) for w in (0.6, 1.0)]
 """Last two: no words; the context phrasing (the last user turns and the message, concat's
 query) at weight w instead of CONTEXT_QUERY_WEIGHT on a gated turn the resolver changed
@@ -86,11 +85,6 @@ def turn_rows(d: L.Domain, plans: dict[str, Any]) -> dict[str, tuple[list[Term],
         out[task] = (T.turn_terms(asked, p.resolution.query, history, salience, verdict, res),
                      res is not None)  # fmt: skip
     return out
-
-
-def fit_model(rows: list[T.TermTurn], labels: str) -> SelectorModel:
-    del labels  # the rows hold the labels asked for
-    return T.fit(rows, 1.0)
 
 
 def transform(
@@ -163,13 +157,9 @@ def main() -> None:
         L.use_selector(args.models / f"selector-without-{held}.json")
         fit = [d for d in mtrag if d != held]
         models: dict[str, SelectorModel] = {}
+        rows = [r for f in fit for r in T.extract(f, domains[f].context.term_stats, distant=True)]
         for lab in ("rewrite", "distant"):
-            rows = [
-                r
-                for f in fit
-                for r in T.extract(f, domains[f].context.term_stats, distant=lab == "distant")
-            ]
-            models[lab] = fit_model(rows, lab)
+            models[lab] = T.fit(rows, 1.0, distant=lab == "distant")
             (args.out / "loo").mkdir(parents=True, exist_ok=True)
             (args.out / "loo" / f"terms-{lab}-without-{held}.json").write_text(
                 json.dumps(models[lab].to_json(trained_on=fit), indent=1) + "\n"

@@ -61,6 +61,8 @@ class TermTurn:
     terms: list[Term]
     y: np.ndarray
     x: np.ndarray
+    y_distant: np.ndarray | None = None
+    """Rewrite labels, or a word of the gold passages the message lacks (--distant)."""
 
 
 def corpus_texts(path: Path) -> dict[str, str]:
@@ -99,15 +101,19 @@ def extract(
             continue
         terms = turn_terms(asked, query, history, salience, verdict, res)
         rew = set(content_terms(row["rewrite"]))
+        y = np.array([1.0 if t.stem in rew else 0.0 for t in terms])
+        y_distant = None
         if distant:
+            gold = set(rew)
             msg_terms = set(content_terms(msg))
             for g in row.get("gold", []):
-                rew |= set(content_terms(docs.get(g, ""))) - msg_terms
-        y = np.array([1.0 if t.stem in rew else 0.0 for t in terms])
+                gold |= set(content_terms(docs.get(g, ""))) - msg_terms
+            y_distant = np.array([1.0 if t.stem in gold else 0.0 for t in terms])
         x = np.array([t.features for t in terms], dtype=float).reshape(-1, len(TERM_FEATURES))
         rows.append(
             TermTurn(domain, row["task_id"], verdict.needs_resolution, msg, query,
-                     [t["content"] for t in row["history"]], row["rewrite"], terms, y, x)
+                     [t["content"] for t in row["history"]], row["rewrite"], terms, y, x,
+                     y_distant)
         )  # fmt: skip
     return rows
 
@@ -127,11 +133,18 @@ def turn_terms(
     )
 
 
-def fit(rows: list[TermTurn], l2: float) -> SelectorModel:
+def fit(rows: list[TermTurn], l2: float, *, distant: bool = False) -> SelectorModel:
+    """The term model on `rows`' rewrite labels (or their distant ones)."""
     w, b, mean, scale = ts.fit(
-        [ts.TurnRows(r.domain, r.task_id, r.x, r.y, [], set(), set()) for r in rows if len(r.x)],
+        [
+            ts.TurnRows(r.domain, r.task_id, r.x,
+                        r.y_distant if distant and r.y_distant is not None else r.y,
+                        [], set(), set())
+            for r in rows
+            if len(r.x)
+        ],
         l2,
-    )
+    )  # fmt: skip
     return SelectorModel(
         tuple(w.tolist()), b, tuple(mean.tolist()), tuple(scale.tolist()), 0.5, 3, TERM_FEATURES
     )
@@ -213,10 +226,8 @@ def main() -> None:
         train = [r for d in fit_on for r in rows[d]]
         if gated_only:
             train = [r for r in train if r.gated]
-        model = replace(fit(train, args.l2), max_phrases=args.max_terms)
+        model = replace(fit(train, args.l2, distant=args.distant), max_phrases=args.max_terms)
         model = replace(model, threshold=choose_threshold(train, model, args.precision, gated_only))
-        if args.distant:  # thresholds and figures against the rewrite, not the passages
-            pass
         if args.out:
             args.out.mkdir(parents=True, exist_ok=True)
             (args.out / f"terms-without-{held}.json").write_text(
