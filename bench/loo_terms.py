@@ -50,12 +50,19 @@ from tellmemore.types import Turn
 # (labels, mode, weight, scope, threshold, max terms)
 Variant = tuple[str, str, float, str, float, int]
 VARIANTS: list[Variant] = [
-    (lab, mode, w, scope, 0.3 if lab == "rewrite" else 0.85, 2)
-    for lab in ("rewrite", "distant")
-    for mode, w in (("append", 1.0), ("phrasing", 0.3))
-    for scope in ("gated", "all")
-] + [("none", "ctxnone", w, "gated", 1.0, 0) for w in (0.6, 1.0)]
-"""Last two: no words; the context phrasing (the last user turns and the message, concat's
+    *(
+        ("rewrite", "append", 1.0, "gated", t, k)
+        for t in (0.25, 0.3, 0.35, 0.4, 0.5)
+        for k in (1, 2)
+    ),
+    *(("distant", "append", 1.0, "gated", t, k) for t in (0.8, 0.85, 0.9) for k in (1, 2)),
+    ("rewrite", "append", 1.0, "all", 0.3, 2),
+    ("distant", "append", 1.0, "all", 0.85, 2),
+    ("rewrite", "phrasing", 0.3, "gated", 0.3, 2),
+    ("distant", "phrasing", 0.3, "gated", 0.85, 2),
+    ("none", "ctxnone", 1.0, "gated", 1.0, 0),
+]
+"""The last: no words; the context phrasing (the last user turns and the message, concat's
 query) at weight w instead of CONTEXT_QUERY_WEIGHT on a gated turn the resolver changed
 nothing in."""
 
@@ -67,7 +74,7 @@ def name(v: Variant | str) -> str:
     if mode == "ctxnone":
         return f"context {w} where nothing resolved"
     how = "append" if mode == "append" else f"phrasing {w}"
-    return f"{lab} {how} {scope} p>={thr}"
+    return f"{lab} {how} {scope} p>={thr} k{v[5]}"
 
 
 def turn_rows(d: L.Domain, plans: dict[str, Any]) -> dict[str, tuple[list[Term], bool]]:
@@ -215,9 +222,31 @@ def write(out: Path, scores: Any, mtrag: list[str], un: list[str], seconds: floa
         r = scores[t if t in mtrag else "none"][t]
         lines.append(f"- {t}: `{c}` {r[c]['nDCG@5']:.4f} vs off {r['off']['nDCG@5']:.4f} "
                      f"({r[c]['nDCG@5'] - r['off']['nDCG@5']:+.4f})")  # fmt: skip
+    lines += [
+        "",
+        "Chosen the same way among the variants whose over-binding on each fit domain is no "
+        "higher than `off`'s (issue 20: over-binding must not rise):",
+        "",
+    ]
+    bound: dict[str, str] = {}
+    for t in mtrag + un:
+        fit = [d for d in mtrag if d != t]
+        ok = [
+            n for n in names
+            if all(scores[f][f][n]["over"] <= scores[f][f]["off"]["over"] + 1e-9 for f in fit)
+        ]  # fmt: skip
+        c = L.choose_variant([held_rows[f] for f in fit], ok, "off", rule=True)
+        bound[t] = c
+        r = scores[t if t in mtrag else "none"][t]
+        rec = "–" if r[c]["recall"] is None else f"{r[c]['recall']:.3f}"
+        lines.append(f"- {t}: `{c}` {r[c]['nDCG@5']:.4f} vs off {r['off']['nDCG@5']:.4f} "
+                     f"({r[c]['nDCG@5'] - r['off']['nDCG@5']:+.4f}); binding {rec} / "
+                     f"{r[c]['over']:.3f}")  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     (out / "loo_terms.md").write_text("\n".join(lines) + "\n")
-    (out / "loo_terms.json").write_text(json.dumps({"scores": scores, "chosen": chosen}, indent=1))
+    (out / "loo_terms.json").write_text(
+        json.dumps({"scores": scores, "chosen": chosen, "chosen_binding": bound}, indent=1)
+    )
     print("\n".join(lines))
 
 
