@@ -198,7 +198,8 @@ def write(out: Path, scores: Any, mtrag: list[str], un: list[str], seconds: floa
     lines = [
         "# Term-level carry, held out (bench/loo_terms.py)",
         "",
-        f"{seconds / 60:.0f} min. Follow-up nDCG@5 of `embedded` (committed constants), the "
+        f"`{' '.join(['bench/loo_terms.py', *sys.argv[1:]])}`, {seconds / 60:.0f} min. "
+        "Follow-up nDCG@5 of `embedded` (committed constants), the "
         "term model and the phrase selector fitted without the test domain; mtrag-un gets "
         "models fitted on all three. Binding: recall / over-binding / probe over-binding of "
         "the query searched (only `append` changes it).",

@@ -76,8 +76,11 @@ selector (conversation/selector.py) gives some history phrase at least this prob
 of being carried by a person; 0: no veto."""
 TERM_CARRY = False
 """Append the history words the term model (conversation/terms.py, terms.json or
-TELLMEMORE_TERM_WEIGHTS) picks to the embedded resolver's query. Off: held out it did not
-gain on every domain (bench/results/loo_terms.md)."""
+TELLMEMORE_TERM_WEIGHTS) picks to the embedded resolver's query. Off: held out, the variant
+chosen on the fit domains gains +0.0001 / +0.0006 / +0.0003 on clapnq / cloud / govt and
+mtrag-un clapnq 0.758 -> 0.765, cloud 0.487 -> 0.486. It raises binding recall (0.284 -> 0.329
+on clapnq, 0.212 -> 0.261 on cloud), but over-binding rises on govt (0.633 -> 0.654)
+(bench/results/loo_terms.md)."""
 CLARIFY_REPLY_WORDS = 4
 """A reply to a clarifying question has at most this many content words."""
 READ_TURNS = 12
