@@ -81,6 +81,9 @@ def test_pick_keeps_the_threshold_the_limit_and_the_history_order() -> None:
 def test_append_words_keeps_the_question_mark_last() -> None:
     assert append_words("How do I apply?", ["FMLA", "leave"]) == "How do I apply (FMLA leave)?"
     assert append_words("How do I apply?", []) == "How do I apply?"
+    # one parenthesis: the carried phrases' own, not a second after it
+    got = append_words("tell me more in July (full amount)", ["budget", "learning"])
+    assert got == "tell me more in July (full amount, budget learning)"
 
 
 def test_term_weights_are_checked_against_their_features(term_file) -> None:
