@@ -13,7 +13,9 @@ searches (committed phrasing constants):
   also what the binding measures see;
 - `phrasing w`: the message followed by the words, one more phrasing at fusion weight w
   (the query and the binding unchanged);
-- `scope`: `gated` touches only turns the gate sent to the resolver, `all` every follow-up.
+- `scope`: `gated` touches only turns the gate sent to the resolver, `all` every follow-up,
+  `unresolved` gated turns the resolver left unchanged, `carried` turns the carry pass
+  carried a topic into.
 
 The variant for D is chosen on the other two domains' own held-out rows (best mean gain
 over `off` among variants losing at most 0.005 on each, `off` on ties); mtrag-un (never
@@ -56,6 +58,11 @@ VARIANTS: list[Variant] = [
         for k in (1, 2)
     ),
     *(("distant", "append", 1.0, "gated", t, k) for t in (0.8, 0.85, 0.9) for k in (1, 2)),
+    *(
+        (lab, "append", 1.0, sc, t, 2)
+        for lab, t in (("rewrite", 0.3), ("distant", 0.8))
+        for sc in ("unresolved", "carried")
+    ),
     ("rewrite", "append", 1.0, "all", 0.3, 2),
     ("distant", "append", 1.0, "all", 0.85, 2),
     ("rewrite", "phrasing", 0.3, "gated", 0.3, 2),
@@ -94,6 +101,18 @@ def turn_rows(d: L.Domain, plans: dict[str, Any]) -> dict[str, tuple[list[Term],
     return out
 
 
+def in_scope(scope: str, gated: bool, passes: tuple[str, ...]) -> bool:
+    """`all` turns, `gated` ones, gated ones the resolver left `unresolved`, or those the
+    carry pass `carried` a topic into."""
+    if scope == "all":
+        return True
+    if scope == "unresolved":
+        return gated and not passes
+    if scope == "carried":
+        return gated and "carry" in passes
+    return gated
+
+
 def transform(
     plans: dict[str, Any], terms: dict[str, tuple[list[Term], bool]], model: SelectorModel,
     v: Variant,
@@ -110,7 +129,7 @@ def transform(
             ctx = context_query(p.turn.message, p.resolution, p.turn.history)
             ws = tuple(w if q == ctx else x for q, x in zip(ph.queries, ph.weights, strict=True))
             return replace(ph, weights=ws)
-        if not ph.queries or (scope == "gated" and not gated):
+        if not ph.queries or not in_scope(scope, gated, plans[task].resolution.passes):
             return ph
         picked = pick(cands, m)
         if not picked:
@@ -136,7 +155,7 @@ def bind(plans: dict[str, Any], terms: Any, model: SelectorModel | None, v: Any)
         q = p.resolution.query
         if model is not None and not isinstance(v, str) and v[1] == "append":
             cands, gated = terms[task]
-            if v[3] == "all" or gated:
+            if in_scope(v[3], gated, p.resolution.passes):
                 picked = pick(cands, replace(model, threshold=v[4], max_phrases=v[5]))
                 if picked:
                     q = append_words(q, [t.text for t in picked])
