@@ -75,12 +75,12 @@ SELECTOR_VETO = 0.2
 selector (conversation/selector.py) gives some history phrase at least this probability
 of being carried by a person; 0: no veto."""
 TERM_CARRY = False
-"""Append the history words the term model (conversation/terms.py, terms.json or
-TELLMEMORE_TERM_WEIGHTS) picks to the embedded resolver's query. Off: held out, the variant
-chosen on the fit domains gains +0.0001 / +0.0006 / +0.0003 on clapnq / cloud / govt and
-mtrag-un clapnq 0.758 -> 0.765, cloud 0.487 -> 0.486. It raises binding recall (0.284 -> 0.329
-on clapnq, 0.212 -> 0.261 on cloud), but over-binding rises on govt (0.633 -> 0.654)
-(bench/results/loo_terms.md)."""
+"""Append the history word the term model (conversation/terms.py, terms.json or
+TELLMEMORE_TERM_WEIGHTS) picks to the embedded resolver's query. Off. Held out it gains a
+little: clapnq +0.0039, cloud +0.0001, govt +0.0005, mtrag-un +0.0032 / +0.0090. It raises
+binding recall (0.284 -> 0.335 on clapnq, 0.212 -> 0.276 on cloud), but over-binding rises on
+govt (0.633 -> 0.654), probe over-binding rises everywhere, and the handbook trials lose with
+it on (bench/results/loo_terms.md)."""
 CLARIFY_REPLY_WORDS = 4
 """A reply to a clarifying question has at most this many content words."""
 READ_TURNS = 12
