@@ -37,6 +37,11 @@ VARIANTS: dict[str, dict[str, float]] = {
     "veto 0.5": {"SELECTOR_VETO": 0.5},
     "weight 0.5": {"CARRY_QUERY_WEIGHT": 0.5},
     "weight 0.5, veto 0.3": {"CARRY_QUERY_WEIGHT": 0.5, "SELECTOR_VETO": 0.3},
+    "veto 0.1": {"SELECTOR_VETO": 0.1},
+    "phrases 1": {"CARRY_PHRASES": 1.0},
+    "phrases 3": {"CARRY_PHRASES": 3.0},
+    "weight 0.75": {"CARRY_QUERY_WEIGHT": 0.75},
+    "weight 1.0": {"CARRY_QUERY_WEIGHT": 1.0},
 }
 """Carry variants: constants of conversation/constants.py set, or the pass switched off."""
 DEFAULT = "on"
@@ -51,7 +56,7 @@ def set_variant(name: str, domain: L.Domain, kept: dict[str, Any]) -> None:
     domain.context = replace(domain.context, disabled_passes=off)
     for k, v in values.items():
         if k != "off":
-            setattr(C, k, v)
+            setattr(C, k, int(v) if k == "CARRY_PHRASES" else v)
 
 
 def chosen_points(path: Path) -> dict[str, L.Point]:

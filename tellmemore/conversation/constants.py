@@ -74,6 +74,13 @@ SELECTOR_VETO = 0.2
 """A topic carry (too little signal, "what about ...") happens only when the learned
 selector (conversation/selector.py) gives some history phrase at least this probability
 of being carried by a person; 0: no veto."""
+TERM_CARRY = False
+"""Append the history word the term model (conversation/terms.py, terms.json or
+TELLMEMORE_TERM_WEIGHTS) picks to the embedded resolver's query. Off. Held out it gains a
+little: clapnq +0.0039, cloud +0.0001, govt +0.0005, mtrag-un +0.0032 / +0.0090. It raises
+binding recall (0.284 -> 0.335 on clapnq, 0.212 -> 0.276 on cloud), but over-binding rises on
+govt (0.633 -> 0.654), probe over-binding rises everywhere, and the handbook trials lose with
+it on (bench/results/loo_terms.md)."""
 CLARIFY_REPLY_WORDS = 4
 """A reply to a clarifying question has at most this many content words."""
 READ_TURNS = 12

@@ -81,7 +81,8 @@ def search_phrasings(
     if resolution.ambiguous and resolution.clarification:
         return Phrasings()
     queries = [resolution.query]
-    weights = [C.CARRY_QUERY_WEIGHT if resolution.passes == ("carry",) else 1.0]
+    carried = tuple(p for p in resolution.passes if p != "terms")  # words: bench/loo_terms
+    weights = [C.CARRY_QUERY_WEIGHT if carried == ("carry",) else 1.0]
     preamble = split_preamble(message)
     if preamble is not None:  # "By the way, how ...": the question is what was typed
         message = preamble.rest

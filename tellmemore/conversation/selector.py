@@ -103,6 +103,8 @@ class SelectorModel:
     scale: tuple[float, ...]
     threshold: float
     max_phrases: int = 2
+    names: tuple[str, ...] = FEATURES
+    """The features the weights belong to (the term model has its own: conversation/terms.py)."""
 
     def probability(self, x: Sequence[float]) -> float:
         bias, coef = self._folded
@@ -119,7 +121,7 @@ class SelectorModel:
 
     def to_json(self, **extra: Any) -> dict[str, Any]:
         return {
-            "features": list(FEATURES),
+            "features": list(self.names),
             "weights": [round(w, 6) for w in self.weights],
             "bias": round(self.bias, 6),
             "mean": [round(m, 6) for m in self.mean],
@@ -130,8 +132,8 @@ class SelectorModel:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SelectorModel:
-        if list(data.get("features", [])) != list(FEATURES):
+    def from_json(cls, data: dict[str, Any], names: tuple[str, ...] = FEATURES) -> SelectorModel:
+        if list(data.get("features", [])) != list(names):
             raise ValueError("selector weights were trained on other features; retrain them")
         return cls(
             weights=tuple(float(w) for w in data["weights"]),
@@ -140,6 +142,7 @@ class SelectorModel:
             scale=tuple(float(s) for s in data["scale"]),
             threshold=float(data["threshold"]),
             max_phrases=int(data.get("max_phrases", 2)),
+            names=names,
         )
 
 

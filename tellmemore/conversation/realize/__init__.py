@@ -5,6 +5,7 @@ outside the spans it replaces, so codes, numbers and dates survive exactly."""
 from tellmemore.conversation.realize.clarify import clarification_question, parse_clarification
 from tellmemore.conversation.realize.splice import (
     append_phrases,
+    append_words,
     is_name,
     keep_protected,
     replacement,
@@ -20,6 +21,7 @@ from tellmemore.conversation.realize.substitute import substitute_subject
 
 __all__ = [
     "append_phrases",
+    "append_words",
     "clarification_question",
     "is_name",
     "keep_protected",

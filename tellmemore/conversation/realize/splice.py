@@ -167,6 +167,19 @@ def append_phrases(message: str, picked: Sequence[tuple[Phrase, str]]) -> str:
     return out + end
 
 
+def append_words(message: str, words: Sequence[str]) -> str:
+    """ "how do I apply?" + ["FMLA", "leave"] -> "how do I apply (FMLA leave)?": single
+    carried words (conversation/terms.py) after the message's own words; into the carried
+    phrases' parenthesis when the query ends with one ("in July (full amount, budget
+    learning)"), not a second one after it."""
+    if not words:
+        return message
+    core, end = split_end(message)
+    if core.endswith(")") and "(" in core:
+        return f"{core[:-1]}, {' '.join(words)}){end}"
+    return f"{core} ({' '.join(words)}){end}"
+
+
 def replacement(ref: Referent, phrase: Phrase, text: str, message: str) -> str:
     """What replaces a referent span: the antecedent (with "the", "'s" and a capital as
     the sentence needs), or the referent supplemented when the antecedent is only the

@@ -21,10 +21,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import ClassVar
 
+from tellmemore.conversation import constants as C
 from tellmemore.conversation.passes.state import RunState
 from tellmemore.conversation.preamble import split_preamble
 from tellmemore.conversation.realize import keep_protected
 from tellmemore.conversation.resolvers.base import ResolveContext
+from tellmemore.conversation.terms import with_terms
 from tellmemore.conversation.text import missing_protected
 from tellmemore.types import Resolution, Turn
 
@@ -54,6 +56,8 @@ class EmbeddedResolver:
         except Exception as exc:
             logger.exception("embedded resolver failed on %r", message[:200])
             res = Resolution(query=message, degraded=f"embedded resolver error: {exc!r}")
+        if C.TERM_CARRY and not res.degraded:
+            res = with_terms(asked, res, history, context)
         missing = missing_protected(message, res.query)
         if missing:  # the contract: codes, numbers and dates of the message reach the index
             res = replace(res, query=keep_protected(res.query, missing))
