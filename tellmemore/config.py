@@ -137,7 +137,10 @@ class RetrievalSettings(_Section):
     bench/results/missed_abstentions.md). A focus word no chunk holds is not weighed.
     Since session 21 (`value_min_near`, embedded value phrases, units of measure) it adds
     none on Clef, TTS and MTRAG's answerable turns, but still 6 on held-out PostHog:
-    still opt-in (bench/results/stated_precision.md)."""
+    still opt-in (bench/results/stated_precision.md). Since session 26 only the question's
+    noun-phrase words weigh and "however long" / "no requirement" / "unlimited" state a
+    value: PostHog +6 -> +4, no readable answerable turn near the threshold lowered, still
+    opt-in (bench/results/stated_subject.md)."""
     value_min_near: float = Field(default=0.6, ge=-1.0, le=1.01)
     """With `min_value_share`: a word of a sentence stating a quantity at least this close
     (MiniLM, word to word) to a focus word holds it ("flights" for "travel"); above 1.0:

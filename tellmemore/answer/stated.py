@@ -29,6 +29,11 @@ focus word holds it (MiniLM, word to word: "travel" and "flights", "vacation" an
 "holidays"), since most of the rule's false abstentions were the documents' other
 wording. Regular expressions over a few hundred short units, and the units' words
 embedded once per process (`focus.WordVectors`), only for a question asking a quantity.
+
+Two more (session 26, bench/results/stated_subject.md): only the words of the question's
+noun phrases weigh (`_subject`: "qualify", "retain", "last", "cure" ask, they are not
+what the value is of), and a sentence saying the value has no bound ("however long you
+serve", "no requirement", "unlimited") states it.
 """
 
 from __future__ import annotations
@@ -95,10 +100,29 @@ abstained over "... Workspaces are provided to you at no cost." (bench/results/
 stated_value.md says so: MTRAG is then no longer a clean check for this pattern)."""
 
 
+_UNBOUNDED = re.compile(
+    r"\bunlimited\b|\bindefinite(?:ly)?\b|\bhowever (?:long|much|many|often)\b"
+    r"|\bno (?:set |fixed |specific |hard |strict |minimum |maximum )?"
+    r"(?:limit|cap|maximum|minimum|requirement|deadline|quota)s?\b"
+    r"|\bnot (?:limited|capped|required)\b|\bwithout (?:a |any )?(?:limit|cap)s?\b"
+    r"|\bas (?:much|many|long|often|soon|far)(?: \w+){0,2} as (?:possible|needed|necessary"
+    r"|required|you (?:need|like|want|wish))\b|\bas needed\b",
+    re.IGNORECASE,
+)
+"""A quantity stated as having no bound, or as what is needed: "You can receive Court
+Leave for however long you serve on a jury" answers "how long can jury duty last?", "as
+much notice as possible ... there is no requirement" answers "how much notice do I need
+to give?", "unlimited" answers "how much time off?". These sentences state the value
+the question asks about, without a figure."""
+
+
 def states_quantity(text: str, kind: AnswerType) -> bool:
     """`text` states a quantity: a figure, or a cue of the asked kind or of any other
-    quantity ("how much physical activity?" is answered by "one hour a day")."""
+    quantity ("how much physical activity?" is answered by "one hour a day"), or no bound
+    to it (`_UNBOUNDED`)."""
     if _DIGIT.search(text) or _NO_CHARGE.search(text):
+        return True
+    if _UNBOUNDED.search(text):
         return True
     kinds = (kind, AnswerType.DURATION, AnswerType.PRICE)  # a count's cues ("no", "one")
     return any(answer_types.holds(text, k) for k in dict.fromkeys(kinds))  # only its own
@@ -150,6 +174,25 @@ def checked_value(question: str) -> AnswerType | None:
     return None if kind is None or _embedded(question, kind) else kind
 
 
+def _subject(question: str) -> list[str]:
+    """The focus words that name what the value is of: those of the question's noun
+    phrases. A value is a value of something; the verb that relates the asker to it
+    ("earn", "qualify", "retain", "last", "cure") is how it is asked, and the documents
+    state it with their own ("you receive", "to be eligible", "keep"). All focus words
+    when no noun phrase holds one."""
+    words = candidates(question) or content_words(question)
+    from tellmemore.conversation.phrases import PREDICATES, phrases  # loads the lexicon
+
+    held: set[str] = set()
+    for p in phrases(question):
+        said = p.text.lower().split()
+        while len(said) > 1 and said[-1] in PREDICATES:  # "how long can time off to vote
+            said.pop()  # last?": a predicate ends the run, the subject is "vote"
+        held |= {stem(w) for w in said}
+    nouns = [w for w in words if stem(w) in held]
+    return nouns or words
+
+
 def value_share(
     question: str,
     hits: Sequence[Hit],
@@ -168,7 +211,7 @@ def value_share(
     if kind is None:
         return Stated(None, 1.0)
     cue = answer_types.cue_words(question, kind) | MEASURE_UNITS
-    words = [w for w in candidates(question) or content_words(question) if w not in cue]
+    words = [w for w in _subject(question) if w not in cue]
     words = list(dict.fromkeys(words))
     if not words:
         return Stated(kind, 1.0)

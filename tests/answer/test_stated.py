@@ -260,3 +260,42 @@ def test_the_near_words_are_embedded_only_when_the_stems_fall_short() -> None:
         enough=0.5,
     )
     assert found.share >= 0.5
+
+
+def test_the_verb_that_asks_is_not_what_the_value_is_of() -> None:
+    """A value is a value of something: "retain", "qualify" or "last" relate the asker to
+    it, and the documents state it with their own verbs ("kept", "to be eligible"). Only
+    the noun phrases' words weigh, a predicate ending a run too ("to vote last")."""
+    backups = _chunk_hits(("Storage", "Backups are kept for 30 days on every plan."))
+    found = stated.value_share("How long can I retain my backups?", backups, _every_word_held)
+    assert found.kind is AnswerType.DURATION
+    assert found.share >= 0.9
+    pension = _chunk_hits(
+        ("Retirement", "You need at least 5 years of service to be eligible for a pension.")
+    )
+    found = stated.value_share(
+        "How many years until I qualify for a pension?", pension, _every_word_held
+    )
+    assert found.share >= 0.9
+    vote = _chunk_hits(("Leave", "You can receive up to 4 hours of leave to vote."))
+    found = stated.value_share("how long can time off to vote last?", vote, _every_word_held)
+    assert found.share >= 0.9
+    # the subject itself must still be held: a stated value about something else is not
+    other = _chunk_hits(("Storage", "Snapshots are kept for 30 days on every plan."))
+    found = stated.value_share("How long can I retain my backups?", other, _every_word_held)
+    assert found.share < 0.5
+
+
+def test_a_quantity_stated_as_having_no_bound_is_stated() -> None:
+    """ "however long you serve", "no requirement", "unlimited": the sentence says how much,
+    without a figure, and answers the question."""
+    jury = _chunk_hits(("Court leave", "You get court leave for however long your jury duty runs."))
+    found = stated.value_share("how long can jury duty last?", jury, _every_word_held)
+    assert found.share >= 0.9
+    assert stated.states_quantity(
+        "Give as much notice as possible; there is no requirement.", AnswerType.PRICE
+    )
+    assert stated.states_quantity("Paid time off is unlimited.", AnswerType.PRICE)
+    assert not stated.states_quantity(
+        "Give your team notice before you take leave.", AnswerType.PRICE
+    )
