@@ -203,6 +203,13 @@ class RetrievalSettings(_Section):
     cloud 0.423 -> 0.415; retrieved passages clapnq 0.252 -> 0.258, cloud 0.260 = 0.259,
     govt 0.288 -> 0.289 (bench/results/continuation.md). No held-out gain, so not the
     default."""
+    quote_opening: bool = False
+    """Opt-in (session 22): the offline answer keeps the top chunk's best sentence (the
+    nearest-sentence and asked-words rules do not displace it) and quotes the top chunk's
+    opening sentence when the scorer finds it worth quoting, in the place of the least
+    similar chosen one (`answer.selection.choose`): a section's first sentence says what
+    it is about ("Same as Variable Week, but you only work 9 days ..." under "Maxiflex").
+    FIGURES_PLACEHOLDER"""
     spread_gap: float | None = Field(default=0.1, ge=0.0, le=2.0)
     """The offline answer quotes the best sentence of each other quoted chunk before the
     top chunk's next one only for chunks whose dense cosine to the query is within this of

@@ -92,6 +92,7 @@ def best_sentences(
     nearest: bool = True,
     continuation: bool = False,
     outline: Callable[[Hit], Sequence[Sequence[str]]] | None = None,
+    opening: bool = False,
 ) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position).
 
@@ -105,7 +106,9 @@ def best_sentences(
     `spread_gap` (None: off) gates which chunks give the answer a sentence of their own
     (`spread`); `nearest` also quotes the sentence most like the query (the default,
     `retrieval.quote_nearest`; `selection.choose`), `continuation` the best sentence's next
-    one before another chunk's (opt-in, `retrieval.quote_continuation`). `outline` gives a
+    one before another chunk's (opt-in, `retrieval.quote_continuation`), `opening` the top
+    chunk's best sentence kept and its opening brought in (opt-in, `retrieval.quote_opening`).
+    `outline` gives a
     hit's document's section paths in order: a list question that quoted no list gets the
     kinds the top document's headings name (`lists.kind_headings`)."""
     q_terms = query_terms(query)
@@ -119,6 +122,7 @@ def best_sentences(
             spread_gap=spread_gap,
             nearest=nearest,
             continuation=continuation,
+            opening=opening,
         )
     # never quote what speaks to the assistant, nor a document's own [n] or <source> tags
     chunk_units = [quotable(units(h.chunk.text, h.chunk.header)) for h in hits[:MAX_CHUNKS]]
@@ -137,7 +141,13 @@ def best_sentences(
         scored = _holding_the_identifier(scored, hits, query)
         near = None if spread_gap is None else spread(hits, spread_gap)
         chosen = selection.choose(
-            scored, fitted.threshold, held, near, nearest=nearest, continuation=continuation
+            scored,
+            fitted.threshold,
+            held,
+            near,
+            nearest=nearest,
+            continuation=continuation,
+            opening=opening,
         )
     top = max(s[0] for s in scored)
     row_named = None if legacy else _table_naming(query, hits)
@@ -166,6 +176,7 @@ def _unshown(
     spread_gap: float | None = None,
     nearest: bool = True,
     continuation: bool = False,
+    opening: bool = False,
 ) -> list[Extract]:
     """The best sentences not yet shown, from the best chunks that still hold one."""
     fresh: list[Hit] = []
@@ -188,6 +199,7 @@ def _unshown(
         spread_gap=spread_gap,
         nearest=nearest,
         continuation=continuation,
+        opening=opening,
     )
     return [replace(e, hit_index=origin[e.hit_index]) for e in extracts]
 

@@ -95,13 +95,15 @@ def choose(
     spread: Collection[int] | None = None,
     nearest: bool = False,
     continuation: bool = False,
+    opening: bool = False,
 ) -> list[Scored]:
     """The sentences to quote: ranked (`ranked`, over the chunks `spread`, with
     `continuation` the best sentence's next one before a lower-rated spread), then the
     asked words and the asked kind brought in, and with `nearest` (`retrieval.quote_nearest`,
-    on by default) the sentence most like the question (see the module docstring). `held`
-    maps (chunk, unit) to its evidence; a candidate missing from it is taken for one
-    without evidence."""
+    on by default) the sentence most like the question, and with `opening`
+    (`retrieval.quote_opening`, opt-in) the top chunk's own voice (see the module
+    docstring). `held` maps (chunk, unit) to its evidence; a candidate missing from it is
+    taken for one without evidence."""
     none = Evidence(0.0, False, 0.0)
 
     def ev(c: Scored) -> Evidence:
@@ -135,6 +137,11 @@ def choose(
         if nearest:
             fixed.update((d[1], d[2]) for d in holding)
 
+    top_own = [c for c in scored if c[1] == 0]
+    if opening and top_own:
+        best_own = max(top_own, key=lambda c: (c[0], -c[2]))
+        if best_own in chosen:
+            fixed.add((best_own[1], best_own[2]))  # the top chunk keeps its best sentence
     if worth:
         most = max(ev(c).coverage for c in worth)
         holding = [c for c in chosen if ev(c).coverage >= most]
@@ -152,6 +159,10 @@ def choose(
             keep(holding)
     if nearest and worth:
         bring(max(worth, key=lambda c: (ev(c).cosine, c[0])))
+    if opening:
+        first = next((c for c in top_own if c[2] == 0 and c[0] >= threshold), None)
+        if first is not None:
+            bring(first)  # the top chunk's opening: what its section is about
     return chosen
 
 
