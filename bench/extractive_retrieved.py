@@ -29,6 +29,7 @@ from behaviour_features import corpus_dir  # noqa: E402
 from extractive_answers import (  # noqa: E402
     DATA,
     DOMAINS,
+    SELECTION,
     UN_DOMAINS,
     WEIGHTS,
     CachedEmbed,
@@ -81,7 +82,12 @@ def retrieve(cases: list[Case], domain: str, data: Path, cache: Path, every: int
 
 def answer(case: Case, embed: CachedEmbed, scorer: scoring.Scorer, gap: float | None) -> str:
     extracts = extractive.best_sentences(
-        case.query, case.hits, embed=embed, scorer=scorer, spread_gap=gap
+        case.query,
+        case.hits,
+        embed=embed,
+        scorer=scorer,
+        spread_gap=gap,
+        opening=SELECTION["opening"],
     )
     return " ".join(e.sentence for e in extracts)
 
@@ -119,7 +125,14 @@ def main() -> None:
     parser.add_argument(
         "--embeddings", type=Path, default=ROOT / "bench" / ".cache" / "extractive_vectors.npz"
     )
+    parser.add_argument(
+        "--opening",
+        action=argparse.BooleanOptionalAction,
+        default=Settings().retrieval.quote_opening,
+        help="retrieval.quote_opening (the top chunk's opening; shipped setting by default)",
+    )
     args = parser.parse_args()
+    SELECTION["opening"] = args.opening
     t0 = time.perf_counter()
     embed = CachedEmbed(args.embeddings)
     scorer = scoring.Scorer.from_json(WEIGHTS.read_text(encoding="utf-8"))
@@ -133,7 +146,7 @@ def main() -> None:
             for label in UN_LABELS:
                 groups[f"mtrag-un/{d}/{label}"] = [c for c in got if c.domain.endswith(label)]
         print(d, "retrieved", round(time.perf_counter() - t0), "s", flush=True)
-    results: dict = {"k": K, "every": args.every, "groups": {}}
+    results: dict = {"k": K, "every": args.every, "opening": args.opening, "groups": {}}
     for name, cases in groups.items():
         embed.warm(cases)
         results["groups"][name] = measure(cases, embed, scorer)
@@ -156,7 +169,12 @@ def report(results: dict) -> str:
         "reference. Shipped sentence weights for every set. F1 / recall: "
         "`answer.overlap.score_text`. changed = turns whose answer differs from gap None "
         "(better / worse F1). known = turns whose 3 quoted hits all have a dense cosine "
-        f"(else the gate stays open). Run time {results['seconds']:.0f} s.",
+        f"(else the gate stays open). Run time {results['seconds']:.0f} s."
+        + (
+            " With `retrieval.quote_opening` (`--opening`, opt-in)."
+            if results.get("opening")
+            else ""
+        ),
         "",
         "| set | turns | known | "
         + " | ".join(f"F1 gap {g}" for g in GAPS)
