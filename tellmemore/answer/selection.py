@@ -139,12 +139,9 @@ def choose(
 
     top_own = [c for c in scored if c[1] == 0]
     if opening and top_own:
-        # the top chunk always has a voice: its best sentence, kept once chosen
         best_own = max(top_own, key=lambda c: (c[0], -c[2]))
         if best_own in chosen:
-            fixed.add((best_own[1], best_own[2]))
-        else:
-            bring(best_own)
+            fixed.add((best_own[1], best_own[2]))  # the top chunk keeps its best sentence
     if worth:
         most = max(ev(c).coverage for c in worth)
         holding = [c for c in chosen if ev(c).coverage >= most]

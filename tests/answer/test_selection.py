@@ -365,23 +365,6 @@ def test_with_opening_the_top_chunk_keeps_its_best_sentence() -> None:
     assert sorted((c[1], c[2]) for c in on) == [(0, 0), (2, 3), (2, 4)]
 
 
-def test_with_opening_the_top_chunks_best_sentence_is_quoted_under_the_threshold() -> None:
-    """The top chunk always has a voice: its best sentence is quoted even when the scorer
-    rates it under the threshold (MTRAG gold passages, LOO F1 clapnq 0.4224 -> 0.4273 with
-    the bring against the keep alone), in the place of the least similar chosen one."""
-    scored = _scored((0.4, 1, 0), (0.3, 2, 0), (0.25, 1, 1), (0.05, 0, 2))
-    held = {
-        (1, 0): selection.Evidence(0.5, False, 0.6),
-        (2, 0): selection.Evidence(0.5, False, 0.5),
-        (1, 1): selection.Evidence(0.5, False, 0.3),
-        (0, 2): selection.Evidence(0.5, False, 0.4),
-    }
-    off = selection.choose(scored, 0.1, held, {0, 1, 2})
-    assert (0, 2) not in [(c[1], c[2]) for c in off]
-    on = selection.choose(scored, 0.1, held, {0, 1, 2}, opening=True)
-    assert sorted((c[1], c[2]) for c in on) == [(0, 2), (1, 0), (2, 0)]
-
-
 def test_with_opening_the_top_chunks_opening_is_quoted_when_worth_it() -> None:
     """The top chunk's first sentence, rated worth quoting, takes the place of the least
     similar chosen sentence when it is at least as similar; one under the threshold, or
