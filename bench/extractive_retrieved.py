@@ -1,7 +1,7 @@
 """The offline extractive answer on RETRIEVED passages, with and without `retrieval.spread_gap`.
 
     HF_HUB_OFFLINE=1 nice -n 5 .venv/bin/python bench/extractive_retrieved.py \
-        --cache /work/cache/bench --out bench/results/extractive_retrieved
+        --cache /work/cache/bench_md --out bench/results/extractive_retrieved
 
 `bench/extractive_answers.py` hands the answer its gold passages without retrieval scores,
 so the dense-cosine gate of `extractive.spread` never closes there. Here each turn's top
@@ -196,7 +196,7 @@ def report(results: dict) -> str:
 
 COMMAND = (
     "Command: `HF_HUB_OFFLINE=1 nice -n 5 .venv/bin/python bench/extractive_retrieved.py "
-    "--cache /work/cache/bench --out bench/results/extractive_retrieved` (eval indexes "
+    "--cache /work/cache/bench_md --out bench/results/extractive_retrieved` (eval indexes "
     "built by bench/loo_eval.py; the query vectors were cached there too)."
 )
 

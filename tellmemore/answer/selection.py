@@ -36,6 +36,16 @@ choice also asks, of the sentences the scorer finds worth quoting:
   Clef and TTS and on MTRAG's passages, and loses one turn of the held-out PostHog trial
   and 0.008 F1 on MTRAG-UN cloud (bench/results/continuation.md).
 
+- *the opening* (`retrieval.quote_opening`, opt-in): the top chunk keeps its best
+  sentence (no rule displaces it), and the top chunk's first sentence, when the scorer
+  finds it worth quoting, is brought in last. Retrieval ranks the chunk whose heading
+  names what was asked first, but the sentence scorer reads sentences without their
+  heading: under "Maxiflex" the one sentence "Same as Variable Week, but you only work 9
+  days ..." never says "maxiflex", and the asked-words and nearest rules gave its place
+  to sentences of the Definitions section. It gains on TTS (written from it) and one
+  Clef trial turn, nothing held out (PostHog, MTRAG within 0.003 F1):
+  bench/results/opening_rule.md.
+
 Each takes the place of the chosen sentence least similar to the question (MiniLM),
 never the first, and only when it is at least as similar as that one: a sentence that
 shares a rare word and is about something else ("For more information ...") does not.
