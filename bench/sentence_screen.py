@@ -97,6 +97,7 @@ def main() -> None:
             nearest=settings.quote_nearest,
             continuation=settings.quote_continuation,
             opening=settings.quote_opening,
+            headed=settings.quote_headed,
         )
         answer = " ".join(e.sentence for e in quoted)
         row = {

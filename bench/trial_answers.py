@@ -87,6 +87,7 @@ def main() -> None:
             nearest=settings.quote_nearest,
             continuation=settings.quote_continuation,
             opening=settings.quote_opening,
+            headed=settings.quote_headed,
         )
         answer = " ".join(e.sentence for e in quoted)
         before, after = bool(row["expect_ok"]), holds(answer, row["expect"])

@@ -215,6 +215,11 @@ class RetrievalSettings(_Section):
     0.4244, govt 0.3596 -> 0.3621, MTRAG-UN 0.4718 -> 0.4707, 0.4140 -> 0.4165; retrieved
     passages within 0.0011 of before on every set (bench/results/opening_rule.md). Written
     from TTS's failures, no held-out gain, so not the default."""
+    quote_headed: bool = False
+    """Opt-in (session 22): the offline answer's selection rules (asked words, nearest
+    sentence) read each sentence's similarity to the query with its chunk's heading before
+    it (`answer.extractive._fitted_scores`): under "Maxiflex" the definition never says
+    "maxiflex". One more sentence embedding per candidate. HEADED_FIGURES"""
     spread_gap: float | None = Field(default=0.1, ge=0.0, le=2.0)
     """The offline answer quotes the best sentence of each other quoted chunk before the
     top chunk's next one only for chunks whose dense cosine to the query is within this of
