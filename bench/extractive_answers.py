@@ -68,7 +68,7 @@ RANKERS = {
     "softmax loss), calibrated into the oracle's quoting probability, NOT shipped",
     "pairs": "a logistic model over the features and their pairwise products, NOT shipped",
 }
-SELECTION: dict[str, bool] = {"opening": False}
+SELECTION: dict[str, bool] = {"opening": False, "headed": False}
 """Opt-in selection rules the answers are built with (`--opening`: `retrieval.quote_opening`,
 the shipped setting by default)."""
 LABEL = "f1"
@@ -233,6 +233,7 @@ def answer(case: Case, embed: CachedEmbed, scorer: scoring.Scorer | None) -> str
         scorer=scorer,
         legacy=scorer is None,
         opening=SELECTION["opening"] and scorer is not None,
+        headed=SELECTION["headed"] and scorer is not None,
     )
     return " ".join(e.sentence for e in extracts)
 
@@ -346,8 +347,15 @@ def main() -> None:
         default=Settings().retrieval.quote_opening,
         help="the new answer with retrieval.quote_opening (the top chunk's opening)",
     )
+    parser.add_argument(
+        "--headed",
+        action=argparse.BooleanOptionalAction,
+        default=Settings().retrieval.quote_headed,
+        help="retrieval.quote_headed (similarity read under the heading; shipped by default)",
+    )
     args = parser.parse_args()
     SELECTION["opening"] = args.opening
+    SELECTION["headed"] = args.headed
     if args.fit and args.weights.resolve() == WEIGHTS.resolve():
         parser.error(
             "--fit fits on gold passages; the shipped weights are fitted on retrieved ones "
@@ -359,6 +367,7 @@ def main() -> None:
     idf = rarity(h.chunk.text for c in every for h in c.hits)
     results: dict = {"scorer": ranker, "label": label, "loo": {}, "mtrag_un": {}}
     results["opening"] = args.opening
+    results["headed"] = args.headed
     for held in DOMAINS:
         train = [c for d in DOMAINS if d != held for c in cases[d]]
         scorer = fitted(train, embed, ranker=ranker, label=label, idf=idf)
@@ -460,6 +469,11 @@ def report(results: dict) -> str:
         + (
             " The new answer with `retrieval.quote_opening` (`--opening`, opt-in)."
             if results.get("opening")
+            else ""
+        )
+        + (
+            " The new answer with `retrieval.quote_headed` (`--headed`, opt-in)."
+            if results.get("headed")
             else ""
         ),
         "",

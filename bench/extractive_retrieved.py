@@ -88,6 +88,7 @@ def answer(case: Case, embed: CachedEmbed, scorer: scoring.Scorer, gap: float | 
         scorer=scorer,
         spread_gap=gap,
         opening=SELECTION["opening"],
+        headed=SELECTION["headed"],
     )
     return " ".join(e.sentence for e in extracts)
 
@@ -131,8 +132,15 @@ def main() -> None:
         default=Settings().retrieval.quote_opening,
         help="retrieval.quote_opening (the top chunk's opening; shipped setting by default)",
     )
+    parser.add_argument(
+        "--headed",
+        action=argparse.BooleanOptionalAction,
+        default=Settings().retrieval.quote_headed,
+        help="retrieval.quote_headed (similarity read under the heading; shipped by default)",
+    )
     args = parser.parse_args()
     SELECTION["opening"] = args.opening
+    SELECTION["headed"] = args.headed
     t0 = time.perf_counter()
     embed = CachedEmbed(args.embeddings)
     scorer = scoring.Scorer.from_json(WEIGHTS.read_text(encoding="utf-8"))
@@ -146,7 +154,13 @@ def main() -> None:
             for label in UN_LABELS:
                 groups[f"mtrag-un/{d}/{label}"] = [c for c in got if c.domain.endswith(label)]
         print(d, "retrieved", round(time.perf_counter() - t0), "s", flush=True)
-    results: dict = {"k": K, "every": args.every, "opening": args.opening, "groups": {}}
+    results: dict = {
+        "k": K,
+        "every": args.every,
+        "opening": args.opening,
+        "headed": args.headed,
+        "groups": {},
+    }
     for name, cases in groups.items():
         embed.warm(cases)
         results["groups"][name] = measure(cases, embed, scorer)
@@ -174,7 +188,8 @@ def report(results: dict) -> str:
             " With `retrieval.quote_opening` (`--opening`, opt-in)."
             if results.get("opening")
             else ""
-        ),
+        )
+        + (" With `retrieval.quote_headed` (`--headed`, opt-in)." if results.get("headed") else ""),
         "",
         "| set | turns | known | "
         + " | ".join(f"F1 gap {g}" for g in GAPS)
