@@ -219,7 +219,12 @@ class RetrievalSettings(_Section):
     """Opt-in (session 22): the offline answer's selection rules (asked words, nearest
     sentence) read each sentence's similarity to the query with its chunk's heading before
     it (`answer.extractive._fitted_scores`): under "Maxiflex" the definition never says
-    "maxiflex". One more sentence embedding per candidate. HEADED_FIGURES"""
+    "maxiflex". One more sentence embedding per candidate. Sentence choice alone Clef
+    82 -> 83/90, TTS 63 -> 67/78, PostHog 74 -> 75/84; default-mode trials fully right Clef
+    71 -> 76/97, TTS 60 -> 59/93, PostHog (held out) 56 -> 57/99; MTRAG gold passages (LOO)
+    F1 clapnq 0.4246 -> 0.4279, cloud 0.4254 =, govt 0.3596 -> 0.3609; retrieved passages
+    clapnq 0.2582 -> 0.2548, cloud 0.2769 -> 0.2761, govt 0.2971 -> 0.2941
+    (bench/results/headed_similarity.md). The retrieved-passage loss keeps it opt-in."""
     spread_gap: float | None = Field(default=0.1, ge=0.0, le=2.0)
     """The offline answer quotes the best sentence of each other quoted chunk before the
     top chunk's next one only for chunks whose dense cosine to the query is within this of
