@@ -47,6 +47,7 @@ from sentence_labels import LABELS, Idf, fact_recall, labels, rarity  # noqa: E4
 from tellmemore.answer import extractive, scoring  # noqa: E402
 from tellmemore.answer.answer_types import asked_type  # noqa: E402
 from tellmemore.answer.overlap import oracle, score_text  # noqa: E402
+from tellmemore.config import Settings  # noqa: E402
 from tellmemore.testing.conformance import make_chunk  # noqa: E402
 from tellmemore.types import Hit  # noqa: E402
 
@@ -67,6 +68,9 @@ RANKERS = {
     "softmax loss), calibrated into the oracle's quoting probability, NOT shipped",
     "pairs": "a logistic model over the features and their pairwise products, NOT shipped",
 }
+SELECTION: dict[str, bool] = {"opening": False, "headed": False}
+"""Opt-in selection rules the answers are built with (`--opening`: `retrieval.quote_opening`,
+the shipped setting by default)."""
 LABEL = "f1"
 """What the shipped weights are fitted to (bench/sentence_labels.py)."""
 L2 = 100.0
@@ -223,7 +227,13 @@ def training_rows(
 
 def answer(case: Case, embed: CachedEmbed, scorer: scoring.Scorer | None) -> str:
     extracts = extractive.best_sentences(
-        case.query, case.hits, embed=embed, scorer=scorer, legacy=scorer is None
+        case.query,
+        case.hits,
+        embed=embed,
+        scorer=scorer,
+        legacy=scorer is None,
+        opening=SELECTION["opening"] and scorer is not None,
+        headed=SELECTION["headed"] and scorer is not None,
     )
     return " ".join(e.sentence for e in extracts)
 
@@ -331,7 +341,21 @@ def main() -> None:
     parser.add_argument(
         "--embeddings", type=Path, default=ROOT / "bench" / ".cache" / "extractive_vectors.npz"
     )
+    parser.add_argument(
+        "--opening",
+        action=argparse.BooleanOptionalAction,
+        default=Settings().retrieval.quote_opening,
+        help="the new answer with retrieval.quote_opening (the top chunk's opening)",
+    )
+    parser.add_argument(
+        "--headed",
+        action=argparse.BooleanOptionalAction,
+        default=Settings().retrieval.quote_headed,
+        help="retrieval.quote_headed (similarity read under the heading; shipped by default)",
+    )
     args = parser.parse_args()
+    SELECTION["opening"] = args.opening
+    SELECTION["headed"] = args.headed
     if args.fit and args.weights.resolve() == WEIGHTS.resolve():
         parser.error(
             "--fit fits on gold passages; the shipped weights are fitted on retrieved ones "
@@ -341,7 +365,9 @@ def main() -> None:
     cases, un, every = load_cases(args.data, embed)
     ranker, label = args.ranker, args.label
     idf = rarity(h.chunk.text for c in every for h in c.hits)
-    results: dict[str, dict] = {"scorer": ranker, "label": label, "loo": {}, "mtrag_un": {}}
+    results: dict = {"scorer": ranker, "label": label, "loo": {}, "mtrag_un": {}}
+    results["opening"] = args.opening
+    results["headed"] = args.headed
     for held in DOMAINS:
         train = [c for d in DOMAINS if d != held for c in cases[d]]
         scorer = fitted(train, embed, ranker=ranker, label=label, idf=idf)
@@ -439,7 +465,17 @@ def report(results: dict) -> str:
         "best 3 units of the same passages chosen by looking at the reference. MTRAG: human "
         "rewrite as the query, reference = the assistant's reply; MTRAG-UN: the message as "
         "typed, reference = `target`, ANSWERABLE turns, scored with the weights fitted on "
-        "all three MTRAG domains.",
+        "all three MTRAG domains."
+        + (
+            " The new answer with `retrieval.quote_opening` (`--opening`, opt-in)."
+            if results.get("opening")
+            else ""
+        )
+        + (
+            " The new answer with `retrieval.quote_headed` (`--headed`, opt-in)."
+            if results.get("headed")
+            else ""
+        ),
         "",
         "The `today` column is the hand-set ranking run by this code (the sentence splitter "
         'now keeps "e.g." and "U.S." whole); main\'s code before the change scored F1 '

@@ -1,7 +1,7 @@
 """The offline extractive answer on RETRIEVED passages, with and without `retrieval.spread_gap`.
 
     HF_HUB_OFFLINE=1 nice -n 5 .venv/bin/python bench/extractive_retrieved.py \
-        --cache /work/cache/bench --out bench/results/extractive_retrieved
+        --cache /work/cache/bench_md --out bench/results/extractive_retrieved
 
 `bench/extractive_answers.py` hands the answer its gold passages without retrieval scores,
 so the dense-cosine gate of `extractive.spread` never closes there. Here each turn's top
@@ -29,6 +29,7 @@ from behaviour_features import corpus_dir  # noqa: E402
 from extractive_answers import (  # noqa: E402
     DATA,
     DOMAINS,
+    SELECTION,
     UN_DOMAINS,
     WEIGHTS,
     CachedEmbed,
@@ -81,7 +82,13 @@ def retrieve(cases: list[Case], domain: str, data: Path, cache: Path, every: int
 
 def answer(case: Case, embed: CachedEmbed, scorer: scoring.Scorer, gap: float | None) -> str:
     extracts = extractive.best_sentences(
-        case.query, case.hits, embed=embed, scorer=scorer, spread_gap=gap
+        case.query,
+        case.hits,
+        embed=embed,
+        scorer=scorer,
+        spread_gap=gap,
+        opening=SELECTION["opening"],
+        headed=SELECTION["headed"],
     )
     return " ".join(e.sentence for e in extracts)
 
@@ -119,7 +126,21 @@ def main() -> None:
     parser.add_argument(
         "--embeddings", type=Path, default=ROOT / "bench" / ".cache" / "extractive_vectors.npz"
     )
+    parser.add_argument(
+        "--opening",
+        action=argparse.BooleanOptionalAction,
+        default=Settings().retrieval.quote_opening,
+        help="retrieval.quote_opening (the top chunk's opening; shipped setting by default)",
+    )
+    parser.add_argument(
+        "--headed",
+        action=argparse.BooleanOptionalAction,
+        default=Settings().retrieval.quote_headed,
+        help="retrieval.quote_headed (similarity read under the heading; shipped by default)",
+    )
     args = parser.parse_args()
+    SELECTION["opening"] = args.opening
+    SELECTION["headed"] = args.headed
     t0 = time.perf_counter()
     embed = CachedEmbed(args.embeddings)
     scorer = scoring.Scorer.from_json(WEIGHTS.read_text(encoding="utf-8"))
@@ -133,7 +154,13 @@ def main() -> None:
             for label in UN_LABELS:
                 groups[f"mtrag-un/{d}/{label}"] = [c for c in got if c.domain.endswith(label)]
         print(d, "retrieved", round(time.perf_counter() - t0), "s", flush=True)
-    results: dict = {"k": K, "every": args.every, "groups": {}}
+    results: dict = {
+        "k": K,
+        "every": args.every,
+        "opening": args.opening,
+        "headed": args.headed,
+        "groups": {},
+    }
     for name, cases in groups.items():
         embed.warm(cases)
         results["groups"][name] = measure(cases, embed, scorer)
@@ -156,7 +183,13 @@ def report(results: dict) -> str:
         "reference. Shipped sentence weights for every set. F1 / recall: "
         "`answer.overlap.score_text`. changed = turns whose answer differs from gap None "
         "(better / worse F1). known = turns whose 3 quoted hits all have a dense cosine "
-        f"(else the gate stays open). Run time {results['seconds']:.0f} s.",
+        f"(else the gate stays open). Run time {results['seconds']:.0f} s."
+        + (
+            " With `retrieval.quote_opening` (`--opening`, opt-in)."
+            if results.get("opening")
+            else ""
+        )
+        + (" With `retrieval.quote_headed` (`--headed`, opt-in)." if results.get("headed") else ""),
         "",
         "| set | turns | known | "
         + " | ".join(f"F1 gap {g}" for g in GAPS)
@@ -178,7 +211,7 @@ def report(results: dict) -> str:
 
 COMMAND = (
     "Command: `HF_HUB_OFFLINE=1 nice -n 5 .venv/bin/python bench/extractive_retrieved.py "
-    "--cache /work/cache/bench --out bench/results/extractive_retrieved` (eval indexes "
+    "--cache /work/cache/bench_md --out bench/results/extractive_retrieved` (eval indexes "
     "built by bench/loo_eval.py; the query vectors were cached there too)."
 )
 

@@ -11,8 +11,9 @@ selection) is judged: every `expect` string in the answer, among the turns whose
 passages hold them all (so retrieval misses do not count). Run it from a checkout to
 measure that checkout's code (before/after: bench/results/handbook_subject.md). The
 selection settings are the shipped ones (`retrieval.spread_gap`, `quote_nearest`,
-`quote_continuation`) unless a flag overrides one; before session 20 the bench left the
-spread and the nearest sentence off unless asked (Clef 74/90 that way, 81/90 as shipped).
+`quote_continuation`, `quote_opening`) unless a flag overrides one; before session 20 the
+bench left the spread and the nearest sentence off unless asked (Clef 74/90 that way, 81/90
+as shipped).
 """
 
 from __future__ import annotations
@@ -52,7 +53,9 @@ def labelled_queries(conversations: Path) -> Iterator[tuple[str, str, list[Any]]
                 yield f"{conv['id']}.{i}", turn.get("rewrite") or turn["message"], turn["expect"]
 
 
-def run(corpus: str, spread_gap: float | None, nearest: bool, continuation: bool) -> dict[str, Any]:
+def run(
+    corpus: str, spread_gap: float | None, nearest: bool, continuation: bool, opening: bool = False
+) -> dict[str, Any]:
     source = corpus_for(corpus)
     with tempfile.TemporaryDirectory(prefix="tellmemore-sentences-") as work:
         docs = copy_corpus(Path(work) / "docs", source.root)
@@ -70,6 +73,7 @@ def run(corpus: str, spread_gap: float | None, nearest: bool, continuation: bool
                 spread_gap=spread_gap,
                 nearest=nearest,
                 continuation=continuation,
+                opening=opening,
             )
             answer = " ".join(e.sentence for e in quoted)
             rows.append(
@@ -118,9 +122,16 @@ def main() -> None:
         default=shipped.quote_continuation,
         help=f"retrieval.quote_continuation (shipped: {shipped.quote_continuation})",
     )
+    parser.add_argument(
+        "--opening",
+        action=argparse.BooleanOptionalAction,
+        default=shipped.quote_opening,
+        help=f"retrieval.quote_opening (shipped: {shipped.quote_opening})",
+    )
     args = parser.parse_args()
-    result = run(args.corpus, args.spread_gap, args.nearest, args.continuation)
+    result = run(args.corpus, args.spread_gap, args.nearest, args.continuation, args.opening)
     result["continuation"] = args.continuation
+    result["opening"] = args.opening
     result["spread_gap"] = args.spread_gap
     result["nearest"] = args.nearest
     if args.out:

@@ -96,6 +96,8 @@ def main() -> None:
             spread_gap=settings.spread_gap,
             nearest=settings.quote_nearest,
             continuation=settings.quote_continuation,
+            opening=settings.quote_opening,
+            headed=settings.quote_headed,
         )
         answer = " ".join(e.sentence for e in quoted)
         row = {

@@ -206,6 +206,28 @@ class RetrievalSettings(_Section):
     cloud 0.423 -> 0.415; retrieved passages clapnq 0.252 -> 0.258, cloud 0.260 = 0.259,
     govt 0.288 -> 0.289 (bench/results/continuation.md). No held-out gain, so not the
     default."""
+    quote_opening: bool = False
+    """Opt-in (session 22): the offline answer keeps the top chunk's best sentence (the
+    nearest-sentence and asked-words rules do not displace it) and quotes the top chunk's
+    opening sentence when the scorer finds it worth quoting, in the place of the least
+    similar chosen one (`answer.selection.choose`): a section's first sentence says what
+    it is about ("Same as Variable Week, but you only work 9 days ..." under "Maxiflex").
+    Sentence choice alone Clef 82 = 82/90, TTS 63 -> 66/78, PostHog 74 = 74/84;
+    default-mode trials fully right Clef 71 -> 72/97, TTS 60 -> 62/93, PostHog (held out)
+    56 = 56/99; MTRAG gold passages (LOO) F1 clapnq 0.4246 -> 0.4224, cloud 0.4254 ->
+    0.4244, govt 0.3596 -> 0.3621, MTRAG-UN 0.4718 -> 0.4707, 0.4140 -> 0.4165; retrieved
+    passages within 0.0011 of before on every set (bench/results/opening_rule.md). Written
+    from TTS's failures, no held-out gain, so not the default."""
+    quote_headed: bool = False
+    """Opt-in (session 22): the offline answer's selection rules (asked words, nearest
+    sentence) read each sentence's similarity to the query with its chunk's heading before
+    it (`answer.extractive._fitted_scores`): under "Maxiflex" the definition never says
+    "maxiflex". One more sentence embedding per candidate. Sentence choice alone Clef
+    82 -> 83/90, TTS 63 -> 67/78, PostHog 74 -> 75/84; default-mode trials fully right Clef
+    71 -> 76/97, TTS 60 -> 59/93, PostHog (held out) 56 -> 57/99; MTRAG gold passages (LOO)
+    F1 clapnq 0.4246 -> 0.4279, cloud 0.4254 =, govt 0.3596 -> 0.3609; retrieved passages
+    clapnq 0.2582 -> 0.2548, cloud 0.2769 -> 0.2761, govt 0.2971 -> 0.2941
+    (bench/results/headed_similarity.md). The retrieved-passage loss keeps it opt-in."""
     spread_gap: float | None = Field(default=0.05, ge=0.0, le=2.0)
     """The offline answer quotes the best sentence of each other quoted chunk before the
     top chunk's next one only for chunks whose dense cosine to the query is within this of

@@ -484,6 +484,8 @@ class TurnRunner:
             nearest=self.settings.retrieval.quote_nearest,
             continuation=self.settings.retrieval.quote_continuation,
             outline=self._outline,
+            opening=self.settings.retrieval.quote_opening,
+            headed=self.settings.retrieval.quote_headed,
         )
         return quote.quote(extracts, hits, by_rank=by_rank)
 

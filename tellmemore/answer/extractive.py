@@ -93,6 +93,8 @@ def best_sentences(
     nearest: bool = True,
     continuation: bool = False,
     outline: Callable[[Hit], Sequence[Sequence[str]]] | None = None,
+    opening: bool = False,
+    headed: bool = False,
 ) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position).
 
@@ -106,7 +108,11 @@ def best_sentences(
     `spread_gap` (None: off) gates which chunks give the answer a sentence of their own
     (`spread`); `nearest` also quotes the sentence most like the query (the default,
     `retrieval.quote_nearest`; `selection.choose`), `continuation` the best sentence's next
-    one before another chunk's (opt-in, `retrieval.quote_continuation`). `outline` gives a
+    one before another chunk's (opt-in, `retrieval.quote_continuation`), `opening` the top
+    chunk's best sentence kept and its opening brought in (opt-in, `retrieval.quote_opening`);
+    `headed` has the selection rules read a sentence's similarity with its chunk's heading
+    before it (opt-in, `retrieval.quote_headed`, `_fitted_scores`).
+    `outline` gives a
     hit's document's section paths in order: a list question that quoted no list gets the
     kinds the top document's headings name (`lists.kind_headings`)."""
     q_terms = query_terms(query)
@@ -120,6 +126,8 @@ def best_sentences(
             spread_gap=spread_gap,
             nearest=nearest,
             continuation=continuation,
+            opening=opening,
+            headed=headed,
         )
     # never quote what speaks to the assistant, nor a document's own [n] or <source> tags
     chunk_units = [quotable(units(h.chunk.text, h.chunk.header)) for h in hits[:MAX_CHUNKS]]
@@ -134,11 +142,17 @@ def best_sentences(
         chosen = legacy_ranking.choice(scored, MAX_SENTENCES)
     else:
         fitted = scorer or scoring.shipped()
-        scored, held = _fitted_scores(query, hits, chunk_units, embed, fitted)
+        scored, held = _fitted_scores(query, hits, chunk_units, embed, fitted, headed)
         scored = _holding_the_identifier(scored, hits, query)
         near = None if spread_gap is None else spread(hits, spread_gap)
         chosen = selection.choose(
-            scored, fitted.threshold, held, near, nearest=nearest, continuation=continuation
+            scored,
+            fitted.threshold,
+            held,
+            near,
+            nearest=nearest,
+            continuation=continuation,
+            opening=opening,
         )
     top = max(s[0] for s in scored)
     row_named = None if legacy else _table_naming(query, hits)
@@ -167,6 +181,8 @@ def _unshown(
     spread_gap: float | None = None,
     nearest: bool = True,
     continuation: bool = False,
+    opening: bool = False,
+    headed: bool = False,
 ) -> list[Extract]:
     """The best sentences not yet shown, from the best chunks that still hold one."""
     fresh: list[Hit] = []
@@ -189,6 +205,8 @@ def _unshown(
         spread_gap=spread_gap,
         nearest=nearest,
         continuation=continuation,
+        opening=opening,
+        headed=headed,
     )
     return [replace(e, hit_index=origin[e.hit_index]) for e in extracts]
 
@@ -199,9 +217,17 @@ def _fitted_scores(
     chunk_units: Sequence[Sequence[Unit]],
     embed: scoring.Embed | None,
     scorer: scoring.Scorer,
+    headed: bool = False,
 ) -> tuple[list[Scored], dict[tuple[int, int], selection.Evidence]]:
     """Every candidate with the fitted scorer's probability that it belongs in the answer,
-    and what each holds of the question (`selection.evidence`), by (chunk, unit)."""
+    and what each holds of the question (`selection.evidence`), by (chunk, unit).
+
+    With `headed` the evidence's similarity is that of the sentence read under its chunk's
+    heading ("...> Maxiflex" then "Same as Variable Week, but you only work 9 days ..."):
+    a section's sentences rarely repeat what its heading names, so read alone the one that
+    answers looked less like the question than sentences of a section about something else,
+    and the nearest-sentence and asked-words rules displaced it. The scorer's own cosine
+    features stay as fitted (bench/results/headed_similarity.md)."""
     candidates = candidates_of(chunk_units)
     headers = [h.chunk.header or h.chunk.title or "" for h in hits[:MAX_CHUNKS]]
     kind = asked_type(query)
@@ -210,10 +236,13 @@ def _fitted_scores(
     scored = [
         (float(pi), c.hit_index, c.position, c.text) for pi, c in zip(p, candidates, strict=True)
     ]
-    held = {
-        (c.hit_index, c.position): e
-        for c, e in zip(candidates, selection.evidence(x, kind), strict=True)
-    }
+    evidence = selection.evidence(x, kind)
+    if headed and embed is not None and candidates:
+        read = [f"{headers[c.hit_index]}\n\n{c.text}".strip() for c in candidates]
+        vectors = embed([query, *read])
+        cosines = vectors[1:] @ vectors[0]
+        evidence = [replace(e, cosine=float(cos)) for e, cos in zip(evidence, cosines, strict=True)]
+    held = {(c.hit_index, c.position): e for c, e in zip(candidates, evidence, strict=True)}
     return scored, held
 
 

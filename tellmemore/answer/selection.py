@@ -36,6 +36,16 @@ choice also asks, of the sentences the scorer finds worth quoting:
   Clef and TTS and on MTRAG's passages, and loses one turn of the held-out PostHog trial
   and 0.008 F1 on MTRAG-UN cloud (bench/results/continuation.md).
 
+- *the opening* (`retrieval.quote_opening`, opt-in): the top chunk keeps its best
+  sentence (no rule displaces it), and the top chunk's first sentence, when the scorer
+  finds it worth quoting, is brought in last. Retrieval ranks the chunk whose heading
+  names what was asked first, but the sentence scorer reads sentences without their
+  heading: under "Maxiflex" the one sentence "Same as Variable Week, but you only work 9
+  days ..." never says "maxiflex", and the asked-words and nearest rules gave its place
+  to sentences of the Definitions section. It gains on TTS (written from it) and one
+  Clef trial turn, nothing held out (PostHog, MTRAG within 0.003 F1):
+  bench/results/opening_rule.md.
+
 Each takes the place of the chosen sentence least similar to the question (MiniLM),
 never the first, and only when it is at least as similar as that one: a sentence that
 shares a rare word and is about something else ("For more information ...") does not.
@@ -95,13 +105,15 @@ def choose(
     spread: Collection[int] | None = None,
     nearest: bool = False,
     continuation: bool = False,
+    opening: bool = False,
 ) -> list[Scored]:
     """The sentences to quote: ranked (`ranked`, over the chunks `spread`, with
     `continuation` the best sentence's next one before a lower-rated spread), then the
     asked words and the asked kind brought in, and with `nearest` (`retrieval.quote_nearest`,
-    on by default) the sentence most like the question (see the module docstring). `held`
-    maps (chunk, unit) to its evidence; a candidate missing from it is taken for one
-    without evidence."""
+    on by default) the sentence most like the question, and with `opening`
+    (`retrieval.quote_opening`, opt-in) the top chunk's own voice (see the module
+    docstring). `held` maps (chunk, unit) to its evidence; a candidate missing from it is
+    taken for one without evidence."""
     none = Evidence(0.0, False, 0.0)
 
     def ev(c: Scored) -> Evidence:
@@ -135,6 +147,11 @@ def choose(
         if nearest:
             fixed.update((d[1], d[2]) for d in holding)
 
+    top_own = [c for c in scored if c[1] == 0]
+    if opening and top_own:
+        best_own = max(top_own, key=lambda c: (c[0], -c[2]))
+        if best_own in chosen:
+            fixed.add((best_own[1], best_own[2]))  # the top chunk keeps its best sentence
     if worth:
         most = max(ev(c).coverage for c in worth)
         holding = [c for c in chosen if ev(c).coverage >= most]
@@ -152,6 +169,10 @@ def choose(
             keep(holding)
     if nearest and worth:
         bring(max(worth, key=lambda c: (ev(c).cosine, c[0])))
+    if opening:
+        first = next((c for c in top_own if c[2] == 0 and c[0] >= threshold), None)
+        if first is not None:
+            bring(first)  # the top chunk's opening: what its section is about
     return chosen
 
 
