@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The default-mode handbook trials of one source tree, for before/after comparisons.
+#   bench/default_trials.sh TREE TAG [clef tts posthog]
+# Runs TREE's bench/handbook_trial.py (TREE's code: a detached worktree of the commit to
+# measure) on each corpus in the default mode only, writing OUT/trial_TAG_<corpus>.json
+# (OUT: $TRIALS_OUT, default bench/.trials). Compare two runs with bench/trial_diff.py
+# (--quiet for PostHog, which is held out).
+set -euo pipefail
+TREE=$(cd "$1" && pwd); TAG=$2; shift 2
+CORPORA=${*:-clef tts posthog}
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${TRIALS_OUT:-$HERE/bench/.trials}
+PY=${PYTHON:-$HERE/.venv/bin/python}
+mkdir -p "$OUT"
+cd "$TREE"
+for c in $CORPORA; do
+  HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false "$PY" bench/handbook_trial.py --corpus "$c" \
+    --modes "floor (default)" --out "$OUT/trial_${TAG}_$c" > "$OUT/trial_${TAG}_$c.log" 2>&1
+  echo "$c: $OUT/trial_${TAG}_$c.json"
+done
