@@ -33,14 +33,13 @@ from tellmemore.types import Hit
 
 MAX_CHUNKS = 3
 """Only the best few chunks are quoted; lower ones are usually near-misses."""
-SPREAD_GAP = 0.05
+SPREAD_GAP = 0.1
 """The gap of `retrieval.spread_gap` (its default): a chunk whose dense
 similarity to the query is within this of the best chunk's gets a sentence of its own in
 the answer (`selection.ranked`); a farther one only by its probability. The dense cosine,
 not the fused score: a follow-up's passages are fused by RRF over several phrasings, whose
-scores differ by a few percent whatever the passages hold. 0.1 was chosen on the Clef
-handbook (bench/results/extractive_spread.md); 0.05 since session 22, measured on every set
-with the sentence weights fitted on retrieved passages (bench/results/spread_gap.md)."""
+scores differ by a few percent whatever the passages hold. Chosen on the Clef handbook
+(bench/results/extractive_spread.md)."""
 
 
 @dataclass(frozen=True)
