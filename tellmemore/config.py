@@ -137,7 +137,7 @@ class RetrievalSettings(_Section):
     bench/results/missed_abstentions.md). A focus word no chunk holds is not weighed.
     Since session 21 (`value_min_near`, embedded value phrases, units of measure) it adds
     none on Clef, TTS and MTRAG's answerable turns, but still 6 on held-out PostHog:
-    still opt-in (bench/results/stated_precision.md). Since session 26 only the question's
+    still opt-in (bench/results/stated_precision.md). Since session 22 only the question's
     noun-phrase words weigh and "however long" / "no requirement" / "unlimited" state a
     value: PostHog +6 -> +4, no readable answerable turn near the threshold lowered, still
     opt-in (bench/results/stated_subject.md)."""

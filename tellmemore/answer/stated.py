@@ -30,7 +30,7 @@ focus word holds it (MiniLM, word to word: "travel" and "flights", "vacation" an
 wording. Regular expressions over a few hundred short units, and the units' words
 embedded once per process (`focus.WordVectors`), only for a question asking a quantity.
 
-Two more (session 26, bench/results/stated_subject.md): only the words of the question's
+Two more (session 22, bench/results/stated_subject.md): only the words of the question's
 noun phrases weigh (`_subject`: "qualify", "retain", "last", "cure" ask, they are not
 what the value is of), and a sentence saying the value has no bound ("however long you
 serve", "no requirement", "unlimited") states it.
