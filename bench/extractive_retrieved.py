@@ -39,7 +39,7 @@ from extractive_answers import (  # noqa: E402
     mtrag_cases,
 )
 
-from tellmemore.answer import extractive, scoring  # noqa: E402
+from tellmemore.answer import extractive, lists, scoring  # noqa: E402
 from tellmemore.answer.overlap import score_text  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.eval.corpus import ensure_index  # noqa: E402
@@ -47,7 +47,18 @@ from tellmemore.eval.datasets import load_dataset  # noqa: E402
 from tellmemore.retrieval import Retriever  # noqa: E402
 
 OUT = ROOT / "bench" / "results" / "extractive_retrieved"
-GAPS: tuple[float | None, ...] = (None, 0.05, 0.1, 0.15)
+GAPS: tuple[float | str | None, ...] = (
+    None,
+    0.05,
+    0.1,
+    0.15,
+    "0.1/0.05",
+    "0.15/0.05",
+    "0.1/0.05 kinds",
+)
+"""Gaps: one for every question, or "wide/single": `wide` for a question asking for several
+things (`lists.asks_several`), `single` otherwise (`retrieval.spread_gap_single`); "kinds":
+several only by `lists.listed_class` (the members or kinds of a class), for comparison."""
 K = 5
 UN_LABELS = ("ANSWERABLE", "PARTIAL")
 
@@ -80,17 +91,40 @@ def retrieve(cases: list[Case], domain: str, data: Path, cache: Path, every: int
         index.close()
 
 
-def answer(case: Case, embed: CachedEmbed, scorer: scoring.Scorer, gap: float | None) -> str:
-    extracts = extractive.best_sentences(
+def answer(case: Case, embed: CachedEmbed, scorer: scoring.Scorer, gap: float | str | None) -> str:
+    wide, single = (gap, None) if not isinstance(gap, str) else _split(gap)
+    several = lists.asks_several
+    if isinstance(gap, str) and gap.endswith("kinds"):
+        lists.asks_several = lambda q: lists.listed_class(q.strip().rstrip("?.! ")) is not None
+    try:
+        extracts = _answer(case, embed, scorer, wide, single)
+    finally:
+        lists.asks_several = several
+    return " ".join(e.sentence for e in extracts)
+
+
+def _split(gap: str) -> tuple[float, float]:
+    wide, single = gap.split()[0].split("/")
+    return float(wide), float(single)
+
+
+def _answer(
+    case: Case,
+    embed: CachedEmbed,
+    scorer: scoring.Scorer,
+    wide: float | None,
+    single: float | None,
+) -> list[extractive.Extract]:
+    return extractive.best_sentences(
         case.query,
         case.hits,
         embed=embed,
         scorer=scorer,
-        spread_gap=gap,
+        spread_gap=wide,
+        single_gap=single,
         opening=SELECTION["opening"],
         headed=SELECTION["headed"],
     )
-    return " ".join(e.sentence for e in extracts)
 
 
 def measure(cases: Sequence[Case], embed: CachedEmbed, scorer: scoring.Scorer) -> dict:
@@ -102,6 +136,7 @@ def measure(cases: Sequence[Case], embed: CachedEmbed, scorer: scoring.Scorer) -
     out: dict = {
         "n": n,
         "cosines_known": sum(all(h.dense is not None for h in c.hits[:3]) for c in cases),
+        "several": sum(lists.asks_several(c.query) for c in cases),
     }
     for g in GAPS:
         pairs = [score_text(a, c.reference) for a, c in zip(texts[g], cases, strict=True)]

@@ -54,7 +54,12 @@ def labelled_queries(conversations: Path) -> Iterator[tuple[str, str, list[Any]]
 
 
 def run(
-    corpus: str, spread_gap: float | None, nearest: bool, continuation: bool, opening: bool = False
+    corpus: str,
+    spread_gap: float | None,
+    nearest: bool,
+    continuation: bool,
+    opening: bool = False,
+    single_gap: float | None = None,
 ) -> dict[str, Any]:
     source = corpus_for(corpus)
     with tempfile.TemporaryDirectory(prefix="tellmemore-sentences-") as work:
@@ -71,6 +76,7 @@ def run(
                 hits,
                 embed=embed,
                 spread_gap=spread_gap,
+                single_gap=single_gap,
                 nearest=nearest,
                 continuation=continuation,
                 opening=opening,
@@ -111,6 +117,13 @@ def main() -> None:
         help=f"retrieval.spread_gap (shipped: {shipped.spread_gap}; 2.0 turns it off)",
     )
     parser.add_argument(
+        "--spread-gap-single",
+        type=float,
+        default=shipped.spread_gap_single,
+        help="retrieval.spread_gap_single, the gap for a question asking for one thing "
+        f"(shipped: {shipped.spread_gap_single}; 2.0: the same as --spread-gap)",
+    )
+    parser.add_argument(
         "--nearest",
         action=argparse.BooleanOptionalAction,
         default=shipped.quote_nearest,
@@ -129,10 +142,18 @@ def main() -> None:
         help=f"retrieval.quote_opening (shipped: {shipped.quote_opening})",
     )
     args = parser.parse_args()
-    result = run(args.corpus, args.spread_gap, args.nearest, args.continuation, args.opening)
+    result = run(
+        args.corpus,
+        args.spread_gap,
+        args.nearest,
+        args.continuation,
+        args.opening,
+        args.spread_gap_single,
+    )
     result["continuation"] = args.continuation
     result["opening"] = args.opening
     result["spread_gap"] = args.spread_gap
+    result["spread_gap_single"] = args.spread_gap_single
     result["nearest"] = args.nearest
     if args.out:
         args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

@@ -94,6 +94,7 @@ def main() -> None:
             hits,
             embed=embed,
             spread_gap=settings.spread_gap,
+            single_gap=settings.spread_gap_single,
             nearest=settings.quote_nearest,
             continuation=settings.quote_continuation,
             opening=settings.quote_opening,

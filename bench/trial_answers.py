@@ -84,6 +84,7 @@ def main() -> None:
             hits_of(row, passages),
             embed=embed,
             spread_gap=settings.spread_gap,
+            single_gap=settings.spread_gap_single,
             nearest=settings.quote_nearest,
             continuation=settings.quote_continuation,
             opening=settings.quote_opening,

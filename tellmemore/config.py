@@ -243,6 +243,12 @@ class RetrievalSettings(_Section):
     0.05 gained on MTRAG-UN clapnq and PostHog's trial but was reverted in session 22: the
     bundled demo's first answer ("what escalation options do we have?") lost its second
     tier, so the follow-up could no longer be asked back (bench/results/spread_gap.md)."""
+    spread_gap_single: float | None = Field(default=0.05, ge=0.0, le=2.0)
+    """The narrower `spread_gap` for a question that asks for one thing (session 23;
+    `answer.extractive.spread_gap_for`): a question for several things (options, kinds, a
+    plural noun, "X and Y": `answer.lists.asks_several`) keeps `spread_gap`, so each
+    option's passage still gets its sentence. None: `spread_gap` for every question
+    (bench/results/spread_gap.md)."""
     phrase_kinds_only: bool = True
     """The phrase rule reads only a modifier that names a kind (a noun: "gym stipend",
     "citizenship ceremony"), not one that grades or picks out ("daily commute", "second

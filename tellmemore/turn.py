@@ -481,6 +481,7 @@ class TurnRunner:
             embed=None if fast else self._sentence_embed(),
             exclude=shown,
             spread_gap=self.settings.retrieval.spread_gap,
+            single_gap=self.settings.retrieval.spread_gap_single,
             nearest=self.settings.retrieval.quote_nearest,
             continuation=self.settings.retrieval.quote_continuation,
             outline=self._outline,

@@ -40,6 +40,9 @@ the answer (`selection.ranked`); a farther one only by its probability. The dens
 not the fused score: a follow-up's passages are fused by RRF over several phrasings, whose
 scores differ by a few percent whatever the passages hold. Chosen on the Clef handbook
 (bench/results/extractive_spread.md)."""
+SINGLE_GAP = 0.05
+"""The gap of `retrieval.spread_gap_single` (its default): the spread for a question that
+asks for one thing (`spread_gap_for`); bench/results/spread_gap.md."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ def best_sentences(
     legacy: bool = False,
     exclude: Sequence[str] = (),
     spread_gap: float | None = None,
+    single_gap: float | None = None,
     nearest: bool = True,
     continuation: bool = False,
     outline: Callable[[Hit], Sequence[Sequence[str]]] | None = None,
@@ -105,7 +109,8 @@ def best_sentences(
     conversation's answers so far) leaves out every sentence already shown, so "tell me
     more" says something new; then the chunks below the best few are read too.
     `spread_gap` (None: off) gates which chunks give the answer a sentence of their own
-    (`spread`); `nearest` also quotes the sentence most like the query (the default,
+    (`spread`), `single_gap` (None: the same) narrows it for a question that asks for one
+    thing (`spread_gap_for`); `nearest` also quotes the sentence most like the query (the default,
     `retrieval.quote_nearest`; `selection.choose`), `continuation` the best sentence's next
     one before another chunk's (opt-in, `retrieval.quote_continuation`), `opening` the top
     chunk's best sentence kept and its opening brought in (opt-in, `retrieval.quote_opening`);
@@ -123,6 +128,7 @@ def best_sentences(
             embed=embed,
             scorer=scorer,
             spread_gap=spread_gap,
+            single_gap=single_gap,
             nearest=nearest,
             continuation=continuation,
             opening=opening,
@@ -143,7 +149,8 @@ def best_sentences(
         fitted = scorer or scoring.shipped()
         scored, held = _fitted_scores(query, hits, chunk_units, embed, fitted, headed)
         scored = _holding_the_identifier(scored, hits, query)
-        near = None if spread_gap is None else spread(hits, spread_gap)
+        gap = spread_gap_for(query, spread_gap, single_gap)
+        near = None if gap is None else spread(hits, gap)
         chosen = selection.choose(
             scored,
             fitted.threshold,
@@ -156,6 +163,16 @@ def best_sentences(
     top = max(s[0] for s in scored)
     row_named = None if legacy else _table_naming(query, hits)
     return _assemble(query, chosen, chunk_units, hits, q_terms, top, row_named, outline)
+
+
+def spread_gap_for(query: str, wide: float | None, single: float | None) -> float | None:
+    """The spread gap for `query`: `wide` when it asks for several things (`lists.asks_several`:
+    "what escalation options do we have?" wants each option's passage, and the Enterprise
+    tier's sat 0.07 below the best one's), else the narrower `single` (a farther passage is
+    then mostly a near miss). None (no gate) stays None."""
+    if wide is None or single is None or lists.asks_several(query):
+        return wide
+    return min(wide, single)
 
 
 def spread(hits: Sequence[Hit], gap: float = SPREAD_GAP) -> set[int]:
@@ -178,6 +195,7 @@ def _unshown(
     embed: scoring.Embed | None,
     scorer: scoring.Scorer | None,
     spread_gap: float | None = None,
+    single_gap: float | None = None,
     nearest: bool = True,
     continuation: bool = False,
     opening: bool = False,
@@ -202,6 +220,7 @@ def _unshown(
         embed=embed,
         scorer=scorer,
         spread_gap=spread_gap,
+        single_gap=single_gap,
         nearest=nearest,
         continuation=continuation,
         opening=opening,

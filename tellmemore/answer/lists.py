@@ -12,6 +12,9 @@ from tellmemore.analysis import lexicon
 from tellmemore.analysis.stemmer import stem
 from tellmemore.answer.units import Unit, label
 from tellmemore.answer.words import fold, terms
+from tellmemore.conversation.coordination import coordinations
+from tellmemore.conversation.text import looks_plural
+from tellmemore.conversation.verbforms import DETERMINERS
 
 _POINTS_AHEAD = re.compile(r"\b(?:below|the following|as follows)\b", re.IGNORECASE)
 
@@ -79,6 +82,28 @@ def asked_kinds(query: str) -> str | None:
     if after and (after[0] in lexicon.words("auxiliaries") or after[0] in _ENDS):
         return fold(head)
     return None
+
+
+def asks_several(query: str) -> bool:
+    """Whether `query` asks for several things, each of which may stand in a passage of its
+    own, so the answer keeps one sentence of each (`extractive.spread_gap_for`): the members
+    or kinds of a class (`listed_class`: "what escalation options do we have?"), a plural
+    noun asked about ("which plans include SSO?", "what are the fees for Pro?"), or things
+    the question joins ("FMLA and paid parental leave", `coordinations`)."""
+    text = query.strip().rstrip("?.! ")
+    if listed_class(text) is not None:
+        return True
+    words = _WORD.findall(text.lower())
+    if words and words[0] in ("what", "which"):
+        rest = words[1:]
+        if rest and rest[0] in ("are", "were"):
+            rest = rest[1:]
+        while rest and (rest[0] in DETERMINERS or rest[0] == "all"):
+            rest = rest[1:]
+        head = _head(rest)
+        if head is not None and looks_plural(head) and head not in lexicon.words("common_verbs"):
+            return True  # not "what happens ...?"
+    return bool(coordinations(text))
 
 
 def _head(words: Sequence[str]) -> str | None:
