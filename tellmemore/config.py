@@ -247,8 +247,12 @@ class RetrievalSettings(_Section):
     """The narrower `spread_gap` for a question that asks for one thing (session 23;
     `answer.extractive.spread_gap_for`): a question for several things (options, kinds, a
     plural noun, "X and Y": `answer.lists.asks_several`) keeps `spread_gap`, so each
-    option's passage still gets its sentence. None: `spread_gap` for every question
-    (bench/results/spread_gap.md)."""
+    option's passage still gets its sentence. None: `spread_gap` for every question.
+    Against 0.1 for every question: retrieved-passage F1 MTRAG clapnq 0.2583 -> 0.2687, cloud
+    0.2769 -> 0.2771, govt 0.2972 -> 0.3003, MTRAG-UN answerable clapnq 0.3245 -> 0.3319,
+    cloud 0.2817 -> 0.2792 (5 turns better, 7 worse); sentence choice Clef 82 -> 81/90, TTS
+    63 -> 66/78, PostHog 74 -> 75/84; default-mode trials Clef 71 = 71/97, TTS 60 = 60/93,
+    PostHog (held out) 56 -> 58/99 (bench/results/spread_gap.md)."""
     phrase_kinds_only: bool = True
     """The phrase rule reads only a modifier that names a kind (a noun: "gym stipend",
     "citizenship ceremony"), not one that grades or picks out ("daily commute", "second
