@@ -148,6 +148,7 @@ def measure(cases: Sequence[Case], embed: CachedEmbed, scorer: scoring.Scorer) -
             "changed": sum(a != b for a, b in zip(texts[g], texts[None], strict=True)),
             "better": sum(a > b + 1e-9 for a, b in zip(f1, base, strict=True)),
             "worse": sum(a < b - 1e-9 for a, b in zip(f1, base, strict=True)),
+            "per_turn_f1": [round(f, 4) for f in f1],  # for paired tests (bench/paired_f1.py)
         }
     return out
 

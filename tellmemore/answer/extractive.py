@@ -332,6 +332,10 @@ def _assemble(
                 quote(hi, sj, sc)
         for sj in lists.announced_items(us, si, q_terms):
             quote(hi, sj, sc)
+        nxt = _next_chunk(hits, hi) if lists.announced_past_end(us, si, q_terms) else None
+        if nxt is not None:  # the chunk ended between the announcement and its list
+            for sj in lists.leading_items(chunk_units[nxt]):
+                quote(nxt, sj, sc, step=chunk_units[nxt][sj].step)
     if listing is not None and not any(e.item for e in out):
         # "what are the API rate limits?" quoted three sentences about limits and not the
         # table of them: the list its section or labels name is the answer
@@ -343,6 +347,21 @@ def _assemble(
     if kinds_of is not None and outline is not None and hits and sum(e.item for e in out) < 2:
         out = _with_kind_headings(out, kinds_of, hits[0], outline(hits[0]), top)
     return _superlative_first(query, chunk_units, _headed(query, out, hits))
+
+
+def _next_chunk(hits: Sequence[Hit], hi: int) -> int | None:
+    """The quoted hit holding the chunk that follows hit `hi`'s in its document's section."""
+    chunk = hits[hi].chunk
+    ordinal = chunk.metadata.get("ordinal")
+    if not isinstance(ordinal, int):
+        return None
+    for hj, other in enumerate(hits[:MAX_CHUNKS]):
+        c = other.chunk
+        if (c.doc_id, c.section) == (chunk.doc_id, chunk.section) and (
+            c.metadata.get("ordinal") == ordinal + 1
+        ):
+            return hj
+    return None
 
 
 def _with_kind_headings(

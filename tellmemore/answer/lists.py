@@ -192,6 +192,21 @@ def announced_items(us: Sequence[Unit], si: int, q_terms: set[str]) -> list[int]
     return []
 
 
+def announced_past_end(us: Sequence[Unit], si: int, q_terms: set[str]) -> bool:
+    """Unit `si`, or a sentence after it, announces a list that its chunk ends before
+    ("... submit the following paperwork." as the chunk's last lines): the items are
+    the next chunk's."""
+    if si + 3 < len(us) or any(u.item for u in us[si + 1 :]):
+        return False
+    return any(_announces(us[j].text, q_terms) for j in range(si, len(us)))
+
+
+def leading_items(us: Sequence[Unit]) -> list[int]:
+    """The list that opens a chunk, after at most a couple of sentences (a continued
+    announcement), at most MAX_ITEMS."""
+    return _items_after(us, -1)
+
+
 def _announces(sentence: str, q_terms: set[str]) -> bool:
     """ "Cloud Connect is sold in three plans.", "Three steps:", "The models below are
     tested" for a question about plans, steps or routers: the list that follows is the
