@@ -99,7 +99,7 @@ def descriptions(message: str) -> list[Description]:
         )
         possessive = run[-1].text.lower().endswith(("'s", "’s"))
         after = i + 2 + len(run) if complement else i + 1 + len(run)
-        qualifier = _phrase(message, toks, after) if complement or possessive else ()
+        qualifier = _phrase(message, toks, i, after) if complement or possessive else ()
         out.append(
             Description(
                 message[tok.start : end],
@@ -116,15 +116,19 @@ def descriptions(message: str) -> list[Description]:
     return out
 
 
-def _phrase(message: str, toks: Sequence[Token], j: int) -> tuple[str, ...]:
+def _phrase(message: str, toks: Sequence[Token], det: int, j: int) -> tuple[str, ...]:
     """The content words of the noun phrase at `toks[j]` (after a preposition or a
-    possessive), past a determiner and through one possessive ("the Grey's Anatomy")."""
+    possessive), past a determiner and through one possessive ("the Grey's Anatomy"),
+    without the question's verb (`_verb_last`: "did the season of X premiere?")."""
     if j < len(toks) and toks[j].low in DETERMINERS | {"a", "an"}:
         j += 1
+    start = j
     run = _run(message, toks, j) if j < len(toks) else []
     if run and run[-1].text.lower().endswith(("'s", "’s")):
         j += len(run)
         run += _run(message, toks, j) if j < len(toks) else []
+    if len(run) >= 2 and _verb_last(message, toks, det, start + len(run)):
+        run = run[:-1]
     return tuple(norm(t.text) for t in run)
 
 
