@@ -240,6 +240,15 @@ def report(rows: list[dict[str, Any]], command: str) -> str:
         "reported on the other; every MTRAG turn (each has a human rewrite: specified) "
         "counts as a negative, reported by domain and for follow-ups alone.",
         "",
+        "**Session 23 (`ask_titled`, bench/results/ask_back27.md).** A description "
+        '`answer.unanchored` leaves out for its capitals or its phrase ("the Prime '
+        'Minister", "the season of Grey\'s Anatomy") is asked about when two or more top '
+        "subjects' titles hold all its words (and its phrase's) in what the title is (before "
+        "its first preposition) and none is called by them alone: clapnq 5/37 -> 9/37 "
+        "UNDERSPECIFIED at 0/105 others, cloud 0/9 and 0/122 unchanged, MTRAG 1/597 (0/519 "
+        "follow-ups) unchanged. The figures below are this re-run's, on the chunker-4 cache; "
+        "the reading after this paragraph was written before `ask_titled`.",
+        "",
         "**Reading.** Chosen on clapnq (2 subjects, at most half the message's words used "
         "before), held out on cloud it asks back on nothing, UNDERSPECIFIED or not: cloud's "
         "passages have no titles, so there are no subjects to tell apart or to offer, and "

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from tellmemore.answer import vague
 from tellmemore.answer.unanchored import Description, named_kinds, unanchored
 from tellmemore.answer.units import sentences
+from tellmemore.conversation.phrases import PREPOSITIONS
 from tellmemore.conversation.realize.clarify import parse_clarification
 from tellmemore.conversation.referents import find_referents
 from tellmemore.conversation.text import content_words, stem
@@ -431,10 +432,20 @@ def titled(hits: Sequence[Hit], d: Description) -> tuple[str, list[Subject]]:
         tries += [d.words + d.qualifier[:k] for k in range(len(d.qualifier), -1, -1)]
     for words in tries or [d.words]:
         want = _stems(" ".join(words))
-        held = [s for s in found if want <= s.stems]
+        head = d.head if d.complement else words[-1]
+        held = [s for s in found if want <= s.stems and stem(head) in _headed(s.name)]
         if len(held) >= 2 and not any(s.stems <= want for s in found):
-            return (d.head if d.complement else words[-1]), held
+            return head, held
     return "", []
+
+
+def _headed(name: str) -> frozenset[str]:
+    """The stems of a title before its first preposition: what the title is ("Prime
+    Minister" of "Prime Minister of Canada", all of "Grey's Anatomy (season 9)"). "History
+    of the United States" is a history: it holds "the United States" and is none."""
+    words = name.split()
+    cut = next((i for i, w in enumerate(words) if w.lower() in PREPOSITIONS), len(words))
+    return _stems(" ".join(words[:cut]))
 
 
 def ask_titled(

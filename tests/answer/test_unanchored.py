@@ -278,3 +278,11 @@ def test_a_qualified_description_asks_only_when_the_titles_hold_its_phrase() -> 
     # a message naming the season picks it
     nine = "When did the season 9 of Grey's Anatomy premiere?"
     assert clarify.ask_back(nine, [], Resolution(query=nine), seasons) is None
+
+
+def test_a_name_held_by_topic_titles_is_not_asked_about() -> None:
+    """ "History of the United States" and "Economy of the United States" hold "the United
+    States" in their phrase: they are a history and an economy, no states to choose."""
+    topics = _titled(["History of the United States", "Economy of the United States"])
+    q = "What did the United States export in 1950?"
+    assert clarify.ask_back(q, [], Resolution(query=q), topics) is None
