@@ -36,8 +36,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tellmemore.answer import vague
-from tellmemore.answer.unanchored import unanchored
+from tellmemore.answer.unanchored import Description, named_kinds, unanchored
 from tellmemore.answer.units import sentences
+from tellmemore.conversation.phrases import PREPOSITIONS
 from tellmemore.conversation.realize.clarify import parse_clarification
 from tellmemore.conversation.referents import find_referents
 from tellmemore.conversation.text import content_words, stem
@@ -388,7 +389,9 @@ def ask_back(
         return None
     found = unanchored_evidence(message, history, resolution, hits)
     if found is None or not found.asks():
-        return ask_vague(message, history, resolution, hits)
+        return ask_titled(message, history, resolution, hits) or ask_vague(
+            message, history, resolution, hits
+        )
     if picked(message, history, hits, found.description):
         return None
     choices = options(message, history, hits, found.description)
@@ -414,3 +417,60 @@ def ask_vague(
             return None
     choices = options(message, history, hits)
     return (question(choices), tuple(choices)) if len(choices) >= 2 else None
+
+
+def titled(hits: Sequence[Hit], d: Description) -> tuple[str, list[Subject]]:
+    """The kind a capitalised or qualified description names and the top subjects whose
+    titles hold all its words ("the Prime Minister": "Prime Minister of Canada" and "...
+    of the United Kingdom"; "the season of Grey's Anatomy": "Grey's Anatomy (season 9)"
+    and "(season 14)"); ("", []) when fewer than two do, or one is called by these words
+    alone (then the description names it). A possessive's noun may be the thing's own
+    ("the Prime Minister's office"): the words before it are tried too."""
+    found = subjects(hits)
+    tries = [d.words + d.qualifier] if d.complement else []
+    if d.possessive:
+        tries += [d.words + d.qualifier[:k] for k in range(len(d.qualifier), -1, -1)]
+    for words in tries or [d.words]:
+        want = _stems(" ".join(words))
+        head = d.head if d.complement else words[-1]
+        held = [s for s in found if want <= s.stems and stem(head) in _headed(s.name)]
+        if len(held) >= 2 and not any(s.stems <= want for s in found):
+            return head, held
+    return "", []
+
+
+def _headed(name: str) -> frozenset[str]:
+    """The stems of a title before its first preposition: what the title is ("Prime
+    Minister" of "Prime Minister of Canada", all of "Grey's Anatomy (season 9)"). "History
+    of the United States" is a history: it holds "the United States" and is none."""
+    words = name.split()
+    cut = next((i for i, w in enumerate(words) if w.lower() in PREPOSITIONS), len(words))
+    return _stems(" ".join(words[:cut]))
+
+
+def ask_titled(
+    message: str, history: Sequence[Turn], resolution: Resolution, hits: Sequence[Hit]
+) -> tuple[str, tuple[str, ...]] | None:
+    """A name or a qualified description several top subjects are called by, none of which
+    the conversation names (`titled`): "Which minister? ... Prime Minister of Canada or
+    Prime Minister of the United Kingdom?". As `ask_back`: never when the resolver bound a
+    referent, and for "the" at most `MAX_SHARED` of the message's words said before."""
+    if resolution.bindings:
+        return None
+    own = [stem(w) for w in content_words(message)]
+    before = {s for t in history for s in _stems(t.content)}
+    shared = sum(w in before for w in own) / len(own) if own else 0.0
+    said = set(_stems(message)) | before
+    for d in named_kinds(message, history):
+        if not d.demonstrative and shared > MAX_SHARED:
+            continue
+        head, held = titled(hits, d)
+        if not held:
+            continue
+        common = frozenset.intersection(*(s.stems for s in held))
+        if any(_named(s, common, said) for s in held):
+            return None  # the conversation or the message picks one
+        choices = [s.name for s in held if "," not in s.name and " or " not in s.name.lower()]
+        if len(choices) >= 2:
+            return question(choices[:MAX_OPTIONS], head), tuple(choices[:MAX_OPTIONS])
+    return None

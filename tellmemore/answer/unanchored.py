@@ -68,6 +68,11 @@ class Description:
     complement: bool
     """A prepositional phrase follows ("this county of California", "the policy on
     remote work", "the distance to the Sun")."""
+    qualifier: tuple[str, ...] = ()
+    """The content words of that phrase ("grey", "anatomy" of "the season of Grey's
+    Anatomy"), or of the run after a possessive ("anatomy", "season" of "the Grey's
+    Anatomy season")."""
+    possessive: bool = False
 
     @property
     def demonstrative(self) -> bool:
@@ -92,6 +97,9 @@ def descriptions(message: str) -> list[Description]:
         complement = (
             nxt is not None and nxt.low in PREPOSITIONS and not _break(message, end, nxt.start)
         )
+        possessive = run[-1].text.lower().endswith(("'s", "’s"))
+        after = i + 2 + len(run) if complement else i + 1 + len(run)
+        qualifier = _phrase(message, toks, i, after) if complement or possessive else ()
         out.append(
             Description(
                 message[tok.start : end],
@@ -101,9 +109,27 @@ def descriptions(message: str) -> list[Description]:
                 tok.start,
                 end,
                 complement,
+                qualifier,
+                possessive,
             )
         )
     return out
+
+
+def _phrase(message: str, toks: Sequence[Token], det: int, j: int) -> tuple[str, ...]:
+    """The content words of the noun phrase at `toks[j]` (after a preposition or a
+    possessive), past a determiner and through one possessive ("the Grey's Anatomy"),
+    without the question's verb (`_verb_last`: "did the season of X premiere?")."""
+    if j < len(toks) and toks[j].low in DETERMINERS | {"a", "an"}:
+        j += 1
+    start = j
+    run = _run(message, toks, j) if j < len(toks) else []
+    if run and run[-1].text.lower().endswith(("'s", "’s")):
+        j += len(run)
+        run += _run(message, toks, j) if j < len(toks) else []
+    if len(run) >= 2 and _verb_last(message, toks, det, start + len(run)):
+        run = run[:-1]
+    return tuple(norm(t.text) for t in run)
 
 
 def _run(message: str, toks: Sequence[Token], j: int) -> list[Token]:
@@ -179,6 +205,27 @@ def unanchored(message: str, history: Sequence[Turn]) -> list[Description]:
             continue
         if any(_form(w) in said for w in d.words):
             continue  # a word of it was said before: it points back
+        out.append(d)
+    return out
+
+
+def named_kinds(message: str, history: Sequence[Turn]) -> list[Description]:
+    """The descriptions `unanchored` leaves out only for their capitals or their phrase
+    ("the Prime Minister", "the season of Grey's Anatomy"): such a name or phrase picks
+    one thing when the documents hold one thing so called, and not when their titles
+    hold several ("Prime Minister of Canada", "Prime Minister of the United Kingdom"):
+    `answer.clarify` reads the titles. A word said before still points back."""
+    said = {_form(w) for t in history for w in _words(t.content)}
+    out = []
+    for d in descriptions(message):
+        if any(w in UNIQUE or (w.endswith("est") and len(w) > 5) for w in d.words):
+            continue
+        if d.head in GENERIC_NOUNS or d.head in RELATIONAL_NOUNS:
+            continue
+        if not (_named(message, d) or (d.complement and not d.demonstrative)):
+            continue  # `unanchored`'s own
+        if any(_form(w) in said for w in d.words):
+            continue
         out.append(d)
     return out
 

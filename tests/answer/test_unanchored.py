@@ -231,3 +231,58 @@ def test_a_description_that_is_a_subject_s_whole_title_picks_it() -> None:
     assert [d.text for d in unanchored(q, [])] == ["the day pass"]
     assert clarify.picked(q, [], hits, "the day pass")
     assert clarify.ask_back(q, [], Resolution(query=q), hits) is None
+
+
+def _titled(titles: list[str]) -> list[Hit]:
+    return [
+        Hit(make_chunk(str(i), f"{t} text.", title=t), 0.5, i + 1, dense=0.5)
+        for i, t in enumerate(titles)
+    ]
+
+
+MINISTERS = ["Prime Minister of Canada", "Prime Minister of the United Kingdom"]
+
+
+def test_a_name_several_titles_hold_asks_which_of_them() -> None:
+    """ "the Prime Minister" is a name `unanchored` leaves out, but the documents hold two
+    things so called: it asks which, offering the titles; not when the conversation named
+    one, or a title is called by the description alone."""
+    q = "How has the role of the Prime Minister evolved over time?"
+    assert unanchored(q, []) == []
+    got = clarify.ask_back(q, [], Resolution(query=q), _titled([*MINISTERS, "Monarchy"]))
+    assert got is not None
+    assert got[1] == tuple(MINISTERS) and got[0].startswith("Which minister?")
+    said = [Turn("user", "Tell me about Canada."), Turn("assistant", "Canada is a country.")]
+    assert clarify.ask_back(q, said, Resolution(query=q), _titled(MINISTERS)) is None
+    one = _titled(["Prime Minister", *MINISTERS])
+    assert clarify.ask_back(q, [], Resolution(query=q), one) is None
+    bound = Resolution(query=q, bindings={"it": "Prime Minister of Canada"})
+    assert clarify.ask_back(q, [], bound, _titled(MINISTERS)) is None
+    # a possessive's own noun is not in the titles: the name before it is asked about
+    office = "What power does the Prime Minister's office hold?"
+    got = clarify.ask_back(office, [], Resolution(query=office), _titled(MINISTERS))
+    assert got is not None and got[1] == tuple(MINISTERS)
+
+
+def test_a_qualified_description_asks_only_when_the_titles_hold_its_phrase() -> None:
+    (d,) = descriptions("When did the season of Grey's Anatomy premiere?")
+    assert d.complement and d.qualifier == ("grey", "anatomy")
+    seasons = _titled(["Grey's Anatomy (season 9)", "Grey's Anatomy (season 14)"])
+    q = "When did the season of Grey's Anatomy premiere?"
+    got = clarify.ask_back(q, [], Resolution(query=q), seasons)
+    assert got is not None and got[0].startswith("Which season?") and len(got[1]) == 2
+    # the phrase picks one: the titles hold the kind, not the phrase
+    policies = _titled(["Travel policy", "Leave policy"])
+    p = "What does the policy on remote work say about equipment?"
+    assert clarify.ask_back(p, [], Resolution(query=p), policies) is None
+    # a message naming the season picks it
+    nine = "When did the season 9 of Grey's Anatomy premiere?"
+    assert clarify.ask_back(nine, [], Resolution(query=nine), seasons) is None
+
+
+def test_a_name_held_by_topic_titles_is_not_asked_about() -> None:
+    """ "History of the United States" and "Economy of the United States" hold "the United
+    States" in their phrase: they are a history and an economy, no states to choose."""
+    topics = _titled(["History of the United States", "Economy of the United States"])
+    q = "What did the United States export in 1950?"
+    assert clarify.ask_back(q, [], Resolution(query=q), topics) is None
