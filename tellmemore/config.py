@@ -229,7 +229,10 @@ class RetrievalSettings(_Section):
     clapnq 0.2582 -> 0.2548, cloud 0.2769 -> 0.2761, govt 0.2971 -> 0.2941
     (bench/results/headed_similarity.md). With `spread_gap` 0.05 it gained Clef 71 -> 75
     but nothing on PostHog, and lost MTRAG clapnq's retrieved F1 0.2679 -> 0.2610, so it
-    stays opt-in."""
+    stays opt-in. Session 23: with the spread gap by question (`spread_gap_single`) it
+    gains Clef 71 -> 75 and nothing held out (TTS 60, PostHog 58 both ways), and its loss
+    on clapnq at the narrower gap is beyond noise (paired bootstrap, -0.0070 [-0.0143,
+    -0.0006]; bench/results/headed_similarity.md)."""
     spread_gap: float | None = Field(default=0.1, ge=0.0, le=2.0)
     """The offline answer quotes the best sentence of each other quoted chunk before the
     top chunk's next one only for chunks whose dense cosine to the query is within this of
