@@ -178,10 +178,18 @@ def _hits(rows: list[list[Any]], chunks: dict[str, Any], drop: set[str]) -> list
 
 
 def examples(  # type: ignore[no-untyped-def]
-    row: dict[str, Any], turn, index, texts: dict[str, str], settings: Settings, calibration, embed
+    row: dict[str, Any],
+    turn,
+    index,
+    texts: dict[str, str],
+    settings: Settings,
+    calibration,
+    embed,
+    missed: bool = False,
 ) -> list[dict[str, Any]]:
     """The answerable example (gold in the top five) and the gold-removed one, with their
-    abstain features."""
+    abstain features; with `missed`, only the turn as retrieved when no gold passage is in
+    its top five (answerable too: the product meets questions whose passage it misses)."""
     ids = {c[0] for hs in row["per_query"].values() for c in hs}
     chunks = {c.id: c for c in index.get(sorted(ids))}
     drop = removed_ids(row["gold"], texts)
@@ -190,7 +198,7 @@ def examples(  # type: ignore[no-untyped-def]
         per_query = {q: _hits(hs, chunks, removed) for q, hs in row["per_query"].items()}
         hits, lists = fused(per_query, row["queries"], row["weights"], settings)
         has_gold = any(h.chunk.doc_id in drop for h in hits)
-        if label == "ANSWERABLE" and not has_gold:
+        if (label == "ANSWERABLE" and has_gold == missed) or (missed and removed):
             continue
         own = evidence_hits(hits, lists, row["asked"])
         feats = answerability.features(
@@ -210,6 +218,7 @@ def examples(  # type: ignore[no-untyped-def]
                 "label": label,
                 "message": turn.message,
                 "path": "judged",
+                "gold_top5": has_gold if label == "ANSWERABLE" else False,
                 "features": {f"abstain.{k}": v for k, v in feats.items()},
             }
         )
@@ -234,7 +243,13 @@ class CachedEmbed:
 
 
 def features_domain(  # type: ignore[no-untyped-def]
-    domain: str, rows: list[dict[str, Any]], data: Path, cache: Path, settings: Settings, embedder
+    domain: str,
+    rows: list[dict[str, Any]],
+    data: Path,
+    cache: Path,
+    settings: Settings,
+    embedder,
+    missed: bool = False,
 ) -> list[dict[str, Any]]:
     dataset = load_dataset(data / domain, skip_invalid=True)
     index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=cache)
@@ -246,9 +261,8 @@ def features_domain(  # type: ignore[no-untyped-def]
     try:
         for i, row in enumerate(rows, 1):
             if row["path"] == "searched":
-                out += examples(
-                    row, turns[row["task_id"]], index, texts, settings, calibration, embed
-                )
+                turn = turns[row["task_id"]]
+                out += examples(row, turn, index, texts, settings, calibration, embed, missed)
             if i % 50 == 0:
                 print(f"  {domain}: {i} turns", flush=True)
     finally:
@@ -272,6 +286,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT, help="the features (features writes)")
     parser.add_argument("--domains", default=",".join(DOMAINS))
     parser.add_argument("--limit", type=int, help="the first N turns of each domain (a check)")
+    parser.add_argument(
+        "--missed",
+        action="store_true",
+        help="features: only the answerable turns with no gold "
+        "passage in the top five (`gold_top5` false; the fit may set its threshold on them)",
+    )
     args = parser.parse_args()
     settings = Settings()
     embedder = load_embedder(settings.embedder)
@@ -288,7 +308,7 @@ def main() -> None:
         kept = json.loads(args.hits.read_text())["rows"]
         for d in domains:
             mine = [r for r in kept if r["domain"] == d]
-            rows += features_domain(d, mine, args.data, args.cache, settings, embedder)
+            rows += features_domain(d, mine, args.data, args.cache, settings, embedder, args.missed)
             print(f"{d}: {sum(r['domain'] == d for r in rows)} examples, "
                   f"{time.perf_counter() - t0:.0f} s", flush=True)  # fmt: skip
         target = args.out
