@@ -1,7 +1,7 @@
 """Synthetic unanswerable turns from MTRAG by gold removal: training data that is not the test.
 
-    .venv/bin/python bench/gold_removal.py search --cache /work/cache/bench_md --hits HITS.json
-    .venv/bin/python bench/gold_removal.py features --cache /work/cache/bench_md --hits HITS.json
+    .venv/bin/python bench/gold_removal.py search --cache /work/cache/bench_md
+    .venv/bin/python bench/gold_removal.py features --cache /work/cache/bench_md [--missed]
 
 `search` runs every MTRAG turn (clapnq, cloud, govt) as a tellmemore turn runs it (retrieve
 or not, typos fixed, gate + embedded resolver, the searched phrasings) and keeps each
@@ -59,6 +59,8 @@ from tellmemore.types import Decision, Hit  # noqa: E402
 DATA = ROOT.parent / "shared" / "bench" / "mtrag"
 DOMAINS = ("clapnq", "cloud", "govt")
 OUT = ROOT / "bench" / "results" / "gold_removal_features.json"
+HITS = ROOT / "bench" / ".cache" / "gold_removal_hits.json"
+"""Each turn's kept hits (7 MB, not committed; `search` rewrites them in about a minute)."""
 DEEP_K = 20
 """The search's `k`: a single phrasing's list is this deep, several phrasings' lists
 `max(4 k, candidates / 2)` = 80; the product reads 5 and 25 of them (`product_depth`),
@@ -282,7 +284,7 @@ def main() -> None:
     parser.add_argument("step", choices=("search", "features"))
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--cache", type=Path, default=ROOT / "bench" / ".cache")
-    parser.add_argument("--hits", type=Path, required=True, help="the kept hits (search writes)")
+    parser.add_argument("--hits", type=Path, default=HITS, help="the kept hits (search writes)")
     parser.add_argument("--out", type=Path, default=OUT, help="the features (features writes)")
     parser.add_argument("--domains", default=",".join(DOMAINS))
     parser.add_argument("--limit", type=int, help="the first N turns of each domain (a check)")

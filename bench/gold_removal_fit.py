@@ -154,13 +154,13 @@ def report(mtrag: list[Row], un: list[Row], missed: list[Row]) -> tuple[str, dic
         "",
         "```",
         "nice -n 5 .venv/bin/python bench/gold_removal.py search --cache /work/cache/bench_md"
-        " --hits bench/.gr_hits.json  # ~1 min",
+        " --hits bench/.cache/gold_removal_hits.json  # ~1 min",
         "nice -n 5 .venv/bin/python bench/gold_removal.py features --cache /work/cache/bench_md"
-        " --hits bench/.gr_hits.json  # ~20 min on loaded cores",
+        " --hits bench/.cache/gold_removal_hits.json  # ~20 min on loaded cores",
         "nice -n 5 .venv/bin/python bench/behaviour_replay.py --data ../shared/bench/mtrag-un"
         " --cache /work/cache/bench_md  # the new features on MTRAG-UN",
         "nice -n 5 .venv/bin/python bench/gold_removal.py features --missed"
-        " --cache /work/cache/bench_md --hits bench/.gr_hits.json"
+        " --cache /work/cache/bench_md --hits bench/.cache/gold_removal_hits.json"
         " --out bench/results/gold_removal_missed.json  # ~8 min",
         "python bench/gold_removal_fit.py --mtrag bench/results/gold_removal_features.json"
         " bench/results/gold_removal_missed.json"
