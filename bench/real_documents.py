@@ -114,6 +114,7 @@ MODES: tuple[tuple[str, dict], ...] = (  # type: ignore[type-arg]
     ("judged", {"retrieval": {"abstention": "judged"}}),
     ("floor + focus (opt-in)", {"retrieval": {"focus": True}}),
     ("floor + stated value 0.5 (opt-in)", {"retrieval": {"min_value_share": 0.5}}),
+    ("floor + gold-removal scorer (opt-in)", {"retrieval": {"abstain_model": "gold_removal"}}),
     ("floor, phrase off (before session 19)", {"retrieval": {"phrase": False}}),
     ("floor + ask coordinated (opt-in)", {"conversation": {"ask_coordinated": True}}),
 )

@@ -123,6 +123,16 @@ class RetrievalSettings(_Section):
     min_lexical_coverage: float = Field(default=0.5, ge=0.0)
     """The IDF-weighted share of the question's words a top hit must hold to answer despite
     a low cosine; above 1.0: the cosine alone decides."""
+    abstain_model: str = ""
+    """With `abstention = "floor"`: also abstain when this fitted abstain scorer says so
+    (`answer.scorer`, reading `answer.answerability.FEATURES`): "gold_removal", the one
+    shipped (fitted on MTRAG's turns with their gold passages removed,
+    bench/results/gold_removal.md), or the path of a JSON model file a user fitted on
+    their own labelled conversations; "" (the default) off. Opt-in: held out on MTRAG-UN it
+    abstains on clapnq 3 -> 4 of 22 and cloud 3 -> 4 of 36 UNANSWERABLE turns at the floor's
+    false rate (1/83, 1/86), but on the handbooks it adds false abstentions (TTS 4 -> 5,
+    fully right 60 -> 59; PostHog 3 -> 5) and it computes the abstain features (sentence
+    embeddings) on every turn."""
     min_value_share: float = Field(default=0.0, ge=0.0, le=1.0)
     """Also abstain (both modes) when the question asks for a quantity ("how many", "how
     much", "how long") and no sentence of the top passages that states one holds this

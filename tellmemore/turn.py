@@ -29,7 +29,14 @@ from tellmemore.answer import (
     quote,
     stated,
 )
-from tellmemore.answer.judge import Action, TurnEvidence, Verdict, judge
+from tellmemore.answer.judge import (
+    Action,
+    TurnEvidence,
+    Verdict,
+    judge,
+    named_model,
+    scored_abstain,
+)
 from tellmemore.answer.stream import (
     CitationsEvent,
     DeltaEvent,
@@ -342,7 +349,8 @@ class TurnRunner:
                 ),
                 min_coverage=self.settings.retrieval.min_lexical_coverage,
             )
-            if floor:  # too far to answer: too far to offer its subjects as well
+            if floor or self._scored(message, history, resolution, result, asked, req):
+                # too far to answer: too far to offer its subjects as well
                 return Verdict(Action.ABSTAIN, answerability.abstention(asked, result.hits))
             unstated = self._unstated_value(own, asked, req)
             if unstated is not None:
@@ -357,21 +365,47 @@ class TurnRunner:
             if asked_back is not None:
                 return Verdict(Action.CLARIFY, asked_back[0], asked_back[1])
             return Verdict(Action.ANSWER)
-        evidence = TurnEvidence(
+        return judge(self._evidence(message, history, resolution, result, asked, req))
+
+    def _evidence(
+        self,
+        message: str,
+        history: list[Turn],
+        resolution: Resolution,
+        result: RetrievalResult,
+        asked: Sequence[str],
+        req: TurnRequest,
+    ) -> TurnEvidence:
+        return TurnEvidence(
             message=message,
             history=history,
             resolution=resolution,
             hits=result.hits,
             per_query=result.per_query,
             asked=asked,
-            term_stats=scoped_term_stats(index, req.tenant),
+            term_stats=scoped_term_stats(self.retriever.index, req.tenant),
             calibration=self.retriever.calibrator.get(),
             may_clarify=req.forced_query is None and self.settings.retrieval.ask_back,
             embed=self.retriever.embedder.embed_documents,
             min_value_share=self.settings.retrieval.min_value_share,
             value_min_near=self.settings.retrieval.value_min_near,
         )
-        return judge(evidence)
+
+    def _scored(
+        self,
+        message: str,
+        history: list[Turn],
+        resolution: Resolution,
+        result: RetrievalResult,
+        asked: Sequence[str],
+        req: TurnRequest,
+    ) -> bool:
+        """The opt-in abstain scorer of the floor mode (`retrieval.abstain_model`)."""
+        name = self.settings.retrieval.abstain_model
+        if not name:
+            return False
+        ev = self._evidence(message, history, resolution, result, asked, req)
+        return scored_abstain(ev, named_model(name))
 
     def _unstated_value(
         self, own: Sequence[Hit], asked: Sequence[str], req: TurnRequest

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tellmemore.answer import answerability, calibration, clarify
+from tellmemore.answer import answer_types, answerability, calibration, clarify
 from tellmemore.answer.calibration import NOTE_KEY, Calibration, Calibrator
 from tellmemore.answer.judge import Action, TurnEvidence, judge
 from tellmemore.answer.scorer import Scorer, fit, load_scorer
@@ -368,3 +368,48 @@ def test_untitled_passages_with_opaque_ids_offer_nothing_to_choose() -> None:
     assert clarify.options("How can we enhance its performance?", [], hits) == []
     text = answerability.abstention(["How can we enhance its performance?"], hits)
     assert "ibmcld" not in text
+
+
+def test_the_best_sentence_must_hold_the_rare_words_together() -> None:
+    """ "Is Cloud Shell free?" over a passage naming Cloud Shell in one sentence and
+    "free" of another thing in the next: the passage holds the words, no sentence does."""
+    q = "is the cloud shell workspace free?"
+    stats = corpus_stats([*BENEFITS, "Cloud Shell gives a workspace.", "Storage is free."])
+    apart = [hit("Cloud Shell gives you a workspace in the browser. Storage is free.", 0.6)]
+    together = [hit("The Cloud Shell workspace is free for every account.", 0.6)]
+    held_apart, _ = answerability.best_sentence([q], apart, stats)
+    held_together, _ = answerability.best_sentence([q], together, stats)
+    assert held_together == pytest.approx(1.0)
+    assert held_apart < held_together
+    assert answerability.rare_held([q], apart, stats) == pytest.approx(1.0)  # the passage does
+
+
+def test_the_best_sentence_must_state_the_asked_kind_of_value() -> None:
+    q = "how many days of parental leave do we get?"
+    kind = answer_types.asked_type(q)
+    stats = corpus_stats(BENEFITS)
+    prose = [hit("Parental leave is granted on request. Sick days are 12 a year.", 0.6)]
+    counted = [hit("Parental leave lasts 20 days, paid in full.", 0.6)]
+    assert answerability.best_sentence([q], prose, stats, kind)[1] == 1.0
+    assert answerability.best_sentence([q], counted, stats, kind)[1] == 0.0
+    assert answerability.best_sentence([q], prose, stats, None)[1] == 0.0  # no value asked
+
+
+def test_the_margin_and_the_bm25_score_are_read_off_the_top_hits() -> None:
+    q = "what is the coworking stipend?"
+    hits = [
+        Hit(make_chunk(str(i), t), 0.5, i + 1, bm25=b, dense=d)
+        for i, (t, b, d) in enumerate(
+            zip(
+                BENEFITS * 2,
+                [7.5, None, 2.0, 1.0, None, 0.5],
+                [0.7, 0.5, 0.45, 0.4, 0.3, 0.2],
+                strict=True,
+            )
+        )
+    ]
+    f = answerability.features([q], hits, {q: hits}, corpus_stats(BENEFITS), CAL)
+    assert f["dense_margin"] == pytest.approx(0.7 - 0.3)  # the best minus the fifth
+    assert f["bm25_top"] == pytest.approx(7.5)
+    none = answerability.features([q], hits[1:2], {q: hits[1:2]}, None, CAL)
+    assert none["bm25_top"] == 0.0 and none["dense_margin"] == 0.0

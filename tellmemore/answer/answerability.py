@@ -22,6 +22,15 @@ Features (each read over the hits of the question's own phrasings, `abstain.evid
 - `both_signals`: the share of the top three hits both BM25 and the dense search found;
 - `rare_held`: the IDF-weighted share of the question's rarer half of words one of the
   top three hits holds;
+- `sentence_rare`: the IDF-weighted share of the question's rarer half of words one
+  sentence of the top three hits holds: a passage can hold the words in different places
+  ("Cloud Shell" in one sentence, "free" in another) without saying what is asked;
+- `sentence_type_missing`: the question asks for a value and the sentence that best holds
+  its rarer words states none;
+- `dense_margin`: the best cosine minus the fifth best (a question the documents answer
+  tends to have one passage standing out from its neighbours);
+- `bm25_top`: the best BM25 score of the top hits, on its raw scale (0.0 when BM25 found
+  none of them);
 - `value_share`: for a question asking for a value, the largest share of its focus words
   a sentence stating such a value holds (`stated.value_share`; 1.0 for other questions):
   `judge` reads it as a rule (`retrieval.min_value_share`), not through the scorer.
@@ -137,6 +146,7 @@ def features(
         stated = any(answer_types.holds(h.chunk.text, kind) for h in hits[:TYPE_HITS])
         type_missing = 0.0 if stated else 1.0
     sentence = sentence_match(questions, hits, embed, calibration, best)
+    held, typed = best_sentence(questions, hits, term_stats, kind)
     return {
         "cos": calibration.normalised(best),
         "coverage": lexical_coverage(questions, per_query, term_stats),
@@ -149,6 +159,10 @@ def features(
         "raw_sentence": best + sentence["sentence_gain"] if embed is not None else best,
         "both_signals": both_signals(hits),
         "rare_held": rare_held(questions, hits, term_stats),
+        "sentence_rare": held,
+        "sentence_type_missing": typed,
+        "dense_margin": best - dense[min(4, len(dense) - 1)] if dense else 0.0,
+        "bm25_top": max((h.bm25 for h in hits[:COVERAGE_HITS] if h.bm25 is not None), default=0.0),
         "value_share": value_share(
             next((q for q in questions if q.strip()), ""),
             hits,
@@ -172,28 +186,63 @@ def both_signals(hits: Sequence[Hit]) -> float:
     return sum(h.bm25 is not None and h.dense is not None for h in top) / len(top)
 
 
+def rarer_half(
+    questions: Sequence[str], term_stats: Callable[[list[str]], TermStats] | None
+) -> dict[str, float]:
+    """The question's rarer half of words (the words that say what it is about, not
+    "how", "get") and their IDF (1.0 each without statistics)."""
+    question = next((q for q in questions if content_words(q)), "")
+    words = sorted({stem(w) for w in content_words(question)})
+    if not words:
+        return {}
+    stats = stats_for([question], term_stats)
+    idf = {w: stats.idf(w) if stats is not None else 1.0 for w in words}
+    ranked = sorted(words, key=lambda w: -idf[w])
+    return {w: idf[w] for w in ranked[: max(1, (len(ranked) + 1) // 2)]}
+
+
+def _share(rare: Mapping[str, float], text: str) -> float:
+    held = {stem(w) for w in content_words(text)}
+    return sum(v for w, v in rare.items() if w in held) / (sum(rare.values()) or 1.0)
+
+
 def rare_held(
     questions: Sequence[str],
     hits: Sequence[Hit],
     term_stats: Callable[[list[str]], TermStats] | None,
 ) -> float:
-    """The IDF-weighted share of the question's rarer half of words (the words that say
-    what it is about, not "how", "get") one of the top three hits holds; 1.0 for a
-    question without words."""
-    question = next((q for q in questions if content_words(q)), "")
-    words = sorted({stem(w) for w in content_words(question)})
-    if not words:
+    """The IDF-weighted share of the question's rarer half of words one of the top three
+    hits holds; 1.0 for a question without words."""
+    rare = rarer_half(questions, term_stats)
+    if not rare:
         return 1.0
-    stats = stats_for([question], term_stats)
-    idf = {w: stats.idf(w) if stats is not None else 1.0 for w in words}
-    ranked = sorted(words, key=lambda w: -idf[w])
-    rare = ranked[: max(1, (len(ranked) + 1) // 2)]
-    total = sum(idf[w] for w in rare) or 1.0
-    best = 0.0
+    return max(
+        (_share(rare, f"{h.chunk.header} {h.chunk.text}") for h in hits[:NEW_HITS]), default=0.0
+    )
+
+
+def best_sentence(
+    questions: Sequence[str],
+    hits: Sequence[Hit],
+    term_stats: Callable[[list[str]], TermStats] | None,
+    kind: answer_types.AnswerType | None = None,
+) -> tuple[float, float]:
+    """(`sentence_rare`, `sentence_type_missing`): the largest share of the question's
+    rarer half of words one sentence of the top three hits holds (its passage's header
+    counts: a section names what its sentences are about), and 1.0 when the question asks
+    for a value of `kind` that sentence does not state. (1.0, 0.0) for a question without
+    words."""
+    rare = rarer_half(questions, term_stats)
+    if not rare:
+        return 1.0, 0.0
+    best, text = 0.0, ""
     for h in hits[:NEW_HITS]:
-        held = {stem(w) for w in content_words(f"{h.chunk.header} {h.chunk.text}")}
-        best = max(best, sum(idf[w] for w in rare if w in held) / total)
-    return best
+        for t in sentences(h.chunk.text, h.chunk.header):
+            share = _share(rare, f"{h.chunk.header} {t}")
+            if share > best:
+                best, text = share, t
+    missing = kind is not None and not (text and answer_types.holds(text, kind))
+    return best, 1.0 if missing else 0.0
 
 
 SENTENCE_HITS = 3

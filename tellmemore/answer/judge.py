@@ -19,10 +19,12 @@ question or a wrong abstention stays rare on the domain they were fitted on.
 from __future__ import annotations
 
 import enum
+import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from tellmemore.answer import answerability, clarify, stated
 from tellmemore.answer.abstain import evidence_hits
@@ -36,6 +38,8 @@ log = logging.getLogger(__name__)
 
 ABSTAIN_MODEL = "abstain_model"
 CLARIFY_MODEL = "clarify_model"
+NAMED_MODELS = {"gold_removal": "abstain_gold_model"}
+"""The abstain models shipped for `retrieval.abstain_model`, by the name a user sets."""
 
 
 class Action(enum.StrEnum):
@@ -57,6 +61,20 @@ class Verdict:
 @lru_cache(maxsize=4)
 def models() -> tuple[Scorer, Scorer]:
     return load_scorer(ABSTAIN_MODEL), load_scorer(CLARIFY_MODEL)
+
+
+@lru_cache(maxsize=8)
+def named_model(name: str) -> Scorer:
+    """`retrieval.abstain_model`: a shipped model (`NAMED_MODELS`) or a JSON model file."""
+    if name in NAMED_MODELS:
+        return load_scorer(NAMED_MODELS[name])
+    path = Path(name).expanduser()
+    if not path.is_file():
+        raise ValueError(
+            f"retrieval.abstain_model {name!r} is neither a shipped model "
+            f"({', '.join(NAMED_MODELS)}) nor a model file"
+        )
+    return Scorer.from_json(json.loads(path.read_text(encoding="utf-8")))
 
 
 @dataclass(frozen=True)
@@ -98,6 +116,22 @@ def read_features(ev: TurnEvidence) -> tuple[dict[str, float], dict[str, float],
     )
     c = clarify.features(ev.message, ev.history, ev.resolution, ev.hits, a["cos"], ev.term_stats)
     return a, c, own
+
+
+def scored_abstain(ev: TurnEvidence, model: Scorer) -> bool:
+    """Whether `model` abstains on the turn's own evidence (the abstain features only)."""
+    a = answerability.features(
+        ev.asked,
+        evidence_hits(ev.hits, ev.per_query, ev.asked),
+        ev.per_query,
+        ev.term_stats,
+        ev.calibration,
+        ev.message,
+        ev.history,
+        ev.embed,
+        value_min_near=ev.value_min_near,
+    )
+    return model.decide(a)
 
 
 def judge(
