@@ -11,14 +11,16 @@ fragment, else the message itself when it typed no cue at all); its value a phra
 conversation. Counted, by the passes of the resolution (`Resolution.passes`; a handbook
 trial's rows do not record them, so they count under "(trial)"):
 
-- key *label*: not typed by the user ("scope", "topic");
+- key *label*: not typed by the user ("scope", "topic"; a typo the speller fixed is typed);
 - key *conjunction*: opens with "and", "but", "so", ...;
 - key *whole message around a cue*: the whole message, though it holds a narrower cue
   (a referent such as "that", "the third one", or an ellipsis fragment);
-- key *longer than its referent*: holds a referent span and more, without being the message;
+- key *longer than its referent*: holds a referent span and more, without being the message
+  (unless that referent is keyed on its own);
 - key *message, no cue* (the convention, not a fault): the message typed no cue at all
   ("How do I apply?" with the topic carried);
-- value *url*, *markup*, *padding*: a link, a markup fragment, a part with no word.
+- value *url*, *markup*, *padding*: a link, a markup fragment, a part with no word of two
+  letters ("0", "1000", "O", "v2": a number, a table's padding or a version).
 
 --quiet CORPUS prints only the counts for that corpus (held-out data: no turn's text).
 """
@@ -26,6 +28,7 @@ trial's rows do not record them, so they count under "(trial)"):
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import re
 import sys
@@ -57,15 +60,17 @@ def _typed(text: str) -> str:
     return " ".join(text.split()).strip(" ?.!,;:").lower()
 
 
-def key_flaws(message: str, key: str) -> list[str]:
-    """The faults of `key` as a binding key of `message` (the docstring's list)."""
+def key_flaws(message: str, key: str, keys: Iterable[str] = ()) -> list[str]:
+    """The faults of `key` as a binding key of `message` (the docstring's list); `keys`: the
+    resolution's other keys (a referent keyed on its own is no fault of a wider cue)."""
     low, msg = _typed(key), _typed(message)
     out = []
-    if low not in " ".join(message.split()).lower():
-        out.append("label")
+    if low not in " ".join(message.split()).lower() and _near(low, msg) < 0.8:
+        out.append("label")  # a typo the speller fixed ("Sollutions") is still the user's
     words = low.split()
     if words and words[0] in CONJUNCTIONS:
         out.append("conjunction")
+    others = {_typed(k) for k in keys} - {low}
     refs = [_typed(r.text) for r in find_referents(message)]
     ellipsis = find_ellipsis(message)
     cues = [r for r in refs if r and r != low]
@@ -76,9 +81,13 @@ def key_flaws(message: str, key: str) -> list[str]:
             out.append("whole message around a cue")
         elif ellipsis is None and not refs:
             out.append("message, no cue")
-    elif any(r in low and r != low for r in refs):
+    elif any(r in low and r != low and r not in others for r in refs):
         out.append("longer than its referent")
     return out
+
+
+def _near(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, a, b).ratio()
 
 
 def value_flaws(value: str) -> list[str]:
@@ -117,7 +126,7 @@ def audit(rows: Iterable[Row], quiet: set[str], show: int) -> str:
         by = "+".join(passes) or "(none)"
         for key, value in bindings.items():
             totals[corpus] += 1
-            flaws = key_flaws(message, key) + value_flaws(value)
+            flaws = key_flaws(message, key, bindings) + value_flaws(value)
             for f in flaws:
                 counts[(corpus, f, by)] += 1
             bad = [f for f in flaws if f != "message, no cue"]
