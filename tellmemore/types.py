@@ -199,6 +199,10 @@ class Resolution:
     """The passes of the embedded resolver that changed the query, in order: "pronoun",
     "definite", "ordinal", "alternatives", "ellipsis", "repair", "carry" (design.md, the
     conversation layer's second shape); () when nothing was resolved."""
+    cues: tuple[str, ...] = ()
+    """Keys of `bindings` that stand for the whole message, typed inside it: "that" in "and
+    if I miss that?" bound to the previous question (an ellipsis rebuilt, a topic carried;
+    conversation/passes/cue.py). No antecedent replaced them in the query."""
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)
@@ -219,6 +223,7 @@ class Resolution:
             degraded=data.get("degraded"),
             candidates=tuple(data.get("candidates") or ()),
             passes=tuple(data.get("passes") or ()),
+            cues=tuple(data.get("cues") or ()),
         )
 
 

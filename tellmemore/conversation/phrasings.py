@@ -159,7 +159,8 @@ def _typed_is_noise(message: str, resolution: Resolution) -> bool:
         # fragment alone finds whatever says saturn
         return bool({"ellipsis", "carry"} & set(resolution.passes))
     refs = find_referents(message)
-    if not refs or not all(r.text in resolution.bindings for r in refs):
+    replaced = set(resolution.bindings) - set(resolution.cues)  # a cue replaced nothing
+    if not refs or not all(r.text in replaced for r in refs):
         return False
     if all(r.kind is ReferentKind.ORDINAL for r in refs):
         return True

@@ -46,12 +46,56 @@ def test_keys_are_the_words_typed() -> None:
         A("Pro includes Standard escalation."),
     ]
     res = RESOLVER.resolve("and for the Enterprise plan?", history, ResolveContext())
-    assert list(res.bindings) == ["and for the Enterprise plan"]
+    # the whole-message binding is keyed by its cue, the fragment, never by "and"
+    assert list(res.bindings) == ["for the Enterprise plan"]
     low = RESOLVER.resolve(
         "pricing?", [U("tell me about Cloud Connect"), A("It is a VPN.")], ResolveContext()
     )
     assert all(key.lower() not in LABELS for key in low.bindings)
     assert all(key in "pricing?" for key in low.bindings)
+
+
+def test_a_whole_message_binding_is_keyed_by_the_referent_typed() -> None:
+    """Handbook (TTS): {'and if I miss that': 'When do I need to sign up for health
+    insurance?'}: the elliptical message is bound to the previous question, and the key is
+    the word that points at it. The query is the same as with the old key."""
+    history = [
+        U("When do I need to sign up for health insurance?"),
+        A("Within 30 days of your start date. [1]"),
+    ]
+    res = RESOLVER.resolve("and if I miss that?", history, ResolveContext())
+    assert res.bindings == {"that": "When do I need to sign up for health insurance?"}
+    assert res.query == "When do I need to sign up for health insurance if I miss that?"
+    assert res.passes == ("ellipsis",) and res.cues == ("that",)
+
+
+def test_a_carried_topic_is_keyed_by_the_ordinal_typed() -> None:
+    """Handbook (Clef): {'tell me more about the third one': "core values, company's
+    mission"}: the ordinal left unbound, the topic is carried, keyed by "the third one"."""
+    history = [
+        U("what are the core values of the company mission?"),
+        A("The mission statement lists three values. [1]"),
+    ]
+    res = RESOLVER.resolve("tell me more about the third one", history, ResolveContext())
+    assert list(res.bindings) == ["the third one"]
+    assert "carry" in res.passes and res.cues == ("the third one",)
+
+
+def test_the_cue_convention() -> None:
+    """conversation/passes/cue.py: a referent, else a pointer word, else the ellipsis's
+    fragment, else its opener, else the message; never a conjunction."""
+    from tellmemore.conversation.passes.cue import cue_key
+
+    assert cue_key("tell me more about the third one") == "the third one"
+    assert cue_key("and if I miss that?") == "that"
+    assert cue_key("does it apply if we adopt?") == "it"
+    assert cue_key("what about the rule that says otherwise") == "the rule that says otherwise"
+    assert cue_key("and for contractors?") == "for contractors"
+    assert cue_key("What about installation?") == "installation"
+    assert cue_key("In water") == "In water"  # as typed, not lowered
+    assert cue_key("tell me more") == "tell me more"
+    assert cue_key("How do I apply?") == "How do I apply"  # no cue typed: the message
+    assert cue_key("and the last one?", taken=("the last one",)) == "and the last one"
 
 
 def test_a_disabled_pass_leaves_its_kind_of_follow_up_as_typed() -> None:

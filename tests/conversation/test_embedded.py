@@ -157,9 +157,9 @@ def test_an_ellipsis_is_bound_to_the_previous_question_made_standalone() -> None
     ]
     res = resolve("what about the Enterprise plan?", history)
     assert res.query == "does the Enterprise plan include escalation?"
-    # issue 20: the key is what the user typed, not the opener
+    # issue 20: the key is the cue the user typed (the referent), not the opener
     bound = "does the Pro plan include escalation?"
-    assert res.bindings == {"what about the Enterprise plan": bound}
+    assert res.bindings == {"the Enterprise plan": bound}
     assert res.passes == ("ellipsis",)
 
 
@@ -317,7 +317,7 @@ def test_a_bare_qualifier_qualifies_the_previous_question() -> None:
     history = [U("are helmets free?"), A("Helmets are free to borrow at every shop.")]
     res = resolve("for kids too?", history)
     assert res.query == "are helmets free for kids?"
-    assert res.bindings == {"for kids too": "are helmets free?"}
+    assert res.bindings == {"for kids": "are helmets free?"}  # the fragment: the cue
 
 
 @pytest.mark.parametrize("message", ["In my opinion it is bad", "at what time do shops close too?"])

@@ -13,6 +13,7 @@ from tellmemore.conversation.binding import (
     Phrase,
     same_head_pair,
 )
+from tellmemore.conversation.passes.cue import cue_key, narrower
 from tellmemore.conversation.passes.readable import chosen_option, offered_choice
 from tellmemore.conversation.passes.state import Ambiguous, RunState
 from tellmemore.conversation.realize import (
@@ -151,9 +152,11 @@ def clarification_reply(st: RunState, message: str, depth: int) -> Resolution | 
         return None
     question = h[orig].content.strip()
     chosen_phrase = Phrase(chosen, tuple(stem(w) for w in content_words(chosen)))
+    key = cue_key(message)  # "the regular one", "enterprise": the choice as typed
     qualified = Resolution(
         query=append_phrases(question, [(chosen_phrase, chosen)]),
-        bindings={message.strip(" .?!"): chosen},
+        bindings={key: chosen},
+        cues=narrower(key, message),
     )
     if not find_referents(question) and find_ellipsis(question) is None:
         # "How do I apply?" has nothing to bind the choice to: it qualifies the question

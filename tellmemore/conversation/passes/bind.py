@@ -141,7 +141,14 @@ def bind_referents(
     if ellipsis is not None and ellipsis.kind != EllipsisKind.MORE and not listed:
         again = find_ellipsis(query) or ellipsis
         res = rebuild_ellipsis(
-            st, query, again, cands, depth, typed_fragment=ellipsis.fragment, typed=message
+            st,
+            query,
+            again,
+            cands,
+            depth,
+            typed_fragment=ellipsis.fragment,
+            typed=message,
+            taken=tuple(bindings),
         )
         return with_passes(replace(res, bindings={**bindings, **res.bindings}), *fired)
     if from_assistant:

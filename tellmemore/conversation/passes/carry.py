@@ -4,6 +4,7 @@ would carry."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -14,7 +15,7 @@ from tellmemore.conversation.binding import (
 )
 from tellmemore.conversation.gate import GateResult, gate
 from tellmemore.conversation.passes.base import Follow
-from tellmemore.conversation.passes.state import as_typed
+from tellmemore.conversation.passes.cue import cue_key, narrower
 from tellmemore.conversation.realize import (
     append_phrases,
     clarification_question,
@@ -57,6 +58,7 @@ def carry(
     typed: str | None = None,
     verdict: GateResult | None = None,
     vetted: bool = False,
+    taken: Collection[str] = (),
 ) -> Resolution:
     """Too little signal: append the salient phrases of the user's recent and first
     turns (design.md: phrases carry better than single high-IDF terms), unless the
@@ -64,7 +66,8 @@ def carry(
     subject in few words: "Is privacy protected?"). `topic`: the message lacks a subject
     (the selector may veto); else an ellipsis asked for more. `typed`: the message as the
     user typed it, the binding's key (`message` may hold bindings already). `vetted`:
-    the selector was asked already."""
+    the selector was asked already. `taken`: the keys of the message's referent bindings
+    (the key is the message's cue: conversation/passes/cue.py)."""
     if topic and not vetted and selector_vetoes(st, message, verdict):
         return Resolution(query=message)
     user = [c for c in cands if c.role in ("user", "summary")]
@@ -93,8 +96,14 @@ def carry(
         return asked
     texts = [st.surface(c.phrase) for c in picked]
     query = append_phrases(message, [(c.phrase, t) for c, t in zip(picked, texts, strict=True)])
-    key = as_typed(typed if typed is not None else message)
-    return Resolution(query=query, bindings={key: ", ".join(texts)}, passes=(NAME,))
+    shown = typed if typed is not None else message
+    key = cue_key(shown, taken)
+    return Resolution(
+        query=query,
+        bindings={key: ", ".join(texts)},
+        passes=(NAME,),
+        cues=narrower(key, shown),
+    )
 
 
 def _one_of_contrasted(

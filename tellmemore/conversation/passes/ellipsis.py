@@ -3,6 +3,7 @@ previous question made standalone."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from tellmemore.analysis import lexicon
@@ -12,7 +13,8 @@ from tellmemore.conversation.binding import (
 )
 from tellmemore.conversation.passes.base import Follow
 from tellmemore.conversation.passes.carry import carry
-from tellmemore.conversation.passes.state import as_typed, with_passes
+from tellmemore.conversation.passes.cue import cue_key, narrower
+from tellmemore.conversation.passes.state import with_passes
 from tellmemore.conversation.realize import (
     same_ordinal,
     splice_modifier,
@@ -60,10 +62,13 @@ def rebuild_ellipsis(
     *,
     typed_fragment: str | None = None,
     typed: str | None = None,
+    taken: Collection[str] = (),
 ) -> Resolution:
-    """`typed_fragment`: the fragment as the user typed it, when a referent in it was just bound
-    ("and the monthly one?" -> "and Monthly pass?"): whether it names a subject of its
-    own is judged on the user's words, not on the antecedent's capitals."""
+    """`taken`: the keys of the message's referent bindings (the whole-message binding is
+    keyed by the message's cue: conversation/passes/cue.py). `typed_fragment`: the fragment
+    as the user typed it, when a referent in it was just bound ("and the monthly one?" ->
+    "and Monthly pass?"): whether it names a subject of its own is judged on the user's
+    words, not on the antecedent's capitals."""
     own = [
         t.text
         for t in tokenize(ellipsis.fragment if typed_fragment is None else typed_fragment)
@@ -98,7 +103,7 @@ def rebuild_ellipsis(
     # "tell me more" carries the topic: the previous question is not resolved for it
     prev = None if ellipsis.kind == EllipsisKind.MORE else st.previous_question(depth)
     if prev is None:
-        return _carried(st, message, cands, typed)
+        return _carried(st, message, cands, typed, taken)
     previous, base = prev
     fragment = ellipsis.fragment
     if ellipsis.kind == EllipsisKind.MODIFIER:
@@ -109,13 +114,14 @@ def rebuild_ellipsis(
         varied = _varied(previous) or sibling_in(st, base, fragment)
         query = substitute_subject(base, fragment, st.salience, varied=varied)
     if query is None:
-        return _carried(st, message, cands, typed)
+        return _carried(st, message, cands, typed, taken)
     if typed_fragment is not None:
         query = same_ordinal(query, typed_fragment)
     # bound to the previous question made standalone: "Answering about: does the Pro
     # plan include escalation?" says what "it" was, where the typed question would not
-    key = as_typed(typed if typed is not None else message)
-    return Resolution(query=query, bindings={key: base}, passes=(NAME,))
+    shown = typed if typed is not None else message
+    key = cue_key(shown, taken)
+    return Resolution(query=query, bindings={key: base}, passes=(NAME,), cues=narrower(key, shown))
 
 
 def adjunct_clause(fragment: str) -> bool:
@@ -159,7 +165,14 @@ def _varied(question: str) -> str | None:
     return previous.fragment[toks[0].start : toks[-1].end]
 
 
-def _carried(st: RunState, message: str, cands: list[Candidate], typed: str | None) -> Resolution:
+def _carried(
+    st: RunState,
+    message: str,
+    cands: list[Candidate],
+    typed: str | None,
+    taken: Collection[str] = (),
+) -> Resolution:
     """An ellipsis with no previous question to rebuild ("tell me more"): the topic carried."""
-    res = carry(st, message, cands, topic=False, typed=typed if typed is not None else message)
+    shown = typed if typed is not None else message
+    res = carry(st, message, cands, topic=False, typed=shown, taken=taken)
     return with_passes(res, NAME) if res.passes else res

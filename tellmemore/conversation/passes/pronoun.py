@@ -54,7 +54,9 @@ def find_chained(st: RunState) -> tuple[Phrase, str] | None:
         return None
     sub, res = resolved
     for key, value in res.bindings.items():
-        if key.lower() in refs:
+        # a cue ("that" in "and if I miss that?") stood for the whole question: no
+        # antecedent of a referent, and not one to chain through
+        if key.lower() in refs and key not in res.cues:
             ref = next(r for r in sources if r.text.lower() == key.lower())
             head = complemented(sub, prev, ref)
             if head is not None:

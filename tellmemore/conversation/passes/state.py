@@ -82,12 +82,6 @@ CLAUSE = lexicon.pattern("clause")
 """Where a clause ends: a noun phrase before it can be a later pronoun's antecedent."""
 
 
-def as_typed(text: str) -> str:
-    """A binding's key: the words of the message that point back, as the user typed them
-    ("and for Enterprise", "the first one"), never a label of ours ("scope", "topic")."""
-    return " ".join(text.split()).strip(" ?.!,;:")
-
-
 def with_passes(res: Resolution, *names: str) -> Resolution:
     """`res` recording that `names` fired, before the passes it records already."""
     merged = tuple(dict.fromkeys((*names, *res.passes)))
