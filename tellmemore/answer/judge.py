@@ -100,9 +100,11 @@ class TurnEvidence:
     """`retrieval.value_min_near`: a word this close to a focus word holds it (`stated`)."""
 
 
-def read_features(ev: TurnEvidence) -> tuple[dict[str, float], dict[str, float], list[Hit]]:
-    own = evidence_hits(ev.hits, ev.per_query, ev.asked)
-    a = answerability.features(
+def _abstain_features(
+    ev: TurnEvidence, own: Sequence[Hit], value_enough: float = 1.0
+) -> dict[str, float]:
+    """The abstain features of the turn over its own evidence `own`."""
+    return answerability.features(
         ev.asked,
         own,
         ev.per_query,
@@ -112,26 +114,20 @@ def read_features(ev: TurnEvidence) -> tuple[dict[str, float], dict[str, float],
         ev.history,
         ev.embed,
         value_min_near=ev.value_min_near,
-        value_enough=ev.min_value_share,
+        value_enough=value_enough,
     )
+
+
+def read_features(ev: TurnEvidence) -> tuple[dict[str, float], dict[str, float], list[Hit]]:
+    own = evidence_hits(ev.hits, ev.per_query, ev.asked)
+    a = _abstain_features(ev, own, ev.min_value_share)
     c = clarify.features(ev.message, ev.history, ev.resolution, ev.hits, a["cos"], ev.term_stats)
     return a, c, own
 
 
 def scored_abstain(ev: TurnEvidence, model: Scorer) -> bool:
     """Whether `model` abstains on the turn's own evidence (the abstain features only)."""
-    a = answerability.features(
-        ev.asked,
-        evidence_hits(ev.hits, ev.per_query, ev.asked),
-        ev.per_query,
-        ev.term_stats,
-        ev.calibration,
-        ev.message,
-        ev.history,
-        ev.embed,
-        value_min_near=ev.value_min_near,
-    )
-    return model.decide(a)
+    return model.decide(_abstain_features(ev, evidence_hits(ev.hits, ev.per_query, ev.asked)))
 
 
 def judge(
