@@ -154,6 +154,9 @@ class Assistant:
         )
         # what scores mean in the changed index, probed now rather than on the next turn
         self.retriever.calibrator.get()
+        r = self.settings.retrieval
+        if r.abstain_model and r.abstain_quantile > 0:
+            self.retriever.own_probes.rows()  # the scorer's threshold on this index's scale
         return report
 
     def search(

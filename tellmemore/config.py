@@ -133,6 +133,12 @@ class RetrievalSettings(_Section):
     false rate (1/83, 1/86), but on the handbooks it adds false abstentions (TTS 4 -> 5,
     fully right 60 -> 59; PostHog 3 -> 5) and it computes the abstain features (sentence
     embeddings) on every turn."""
+    abstain_quantile: float = Field(default=0.0, ge=0.0, le=1.0)
+    """With `abstain_model` set: its threshold on this index's own scale, the quantile of
+    the abstain probabilities of the index's own probes (its headings and sentence
+    fragments asked as questions, `answer.own_threshold`; read once per index change,
+    about 0.1-0.3 s a probe); 0.0 (the default): the model's own threshold
+    (bench/results/gold_removal_calibrated.md)."""
     min_value_share: float = Field(default=0.0, ge=0.0, le=1.0)
     """Also abstain (both modes) when the question asks for a quantity ("how many", "how
     much", "how long") and no sentence of the top passages that states one holds this
