@@ -29,6 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -40,7 +42,12 @@ from gold_removal_fit import either, feats, fitted, floor_abstains, pct, rates  
 
 from tellmemore.answer.calibration import own_probes  # noqa: E402
 from tellmemore.answer.judge import named_model  # noqa: E402
-from tellmemore.answer.own_threshold import PROBES, probe_features, quantile_threshold  # noqa: E402
+from tellmemore.answer.own_threshold import (  # noqa: E402
+    PROBES,
+    probe_features,
+    quantile_threshold,
+    reads_as_words,
+)
 from tellmemore.answer.scorer import Scorer  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 
@@ -127,8 +134,23 @@ def choose_q(
     return best, lines
 
 
+def load_probes(path: Path, words_only: bool = True) -> dict[str, Any]:
+    """The stored probes (all drawn); with `words_only`, those the product keeps
+    (`own_threshold.reads_as_words`)."""
+    probes: dict[str, Any] = json.loads(path.read_text())
+    for p in probes.values():
+        assert len(p["probes"]) == len(p["rows"])  # every probe retrieved: rows aligned
+        if words_only:
+            kept = [
+                (t, r) for t, r in zip(p["probes"], p["rows"], strict=True) if reads_as_words(t)
+            ]
+            p["probes"], p["rows"] = [t for t, _ in kept], [r for _, r in kept]
+    return probes
+
+
 def fit_step(args: argparse.Namespace) -> None:
-    probes = json.loads(args.probes.read_text())
+    probes = load_probes(args.probes, not args.all_probes)
+    print("probes kept: " + ", ".join(f"{d} {len(p['rows'])}" for d, p in probes.items()))
     rows = [r for p in args.mtrag for r in json.loads(p.read_text())["rows"]]
     shipped = named_model("gold_removal")
     names = shipped.features
@@ -170,9 +192,66 @@ def fit_step(args: argparse.Namespace) -> None:
     print("\n".join(out))
 
 
+def standardised(row: Row, probes: Mapping[str, Any], names: Sequence[str], z: bool) -> Row:
+    """The row's features less its index's own-probe median (`z`: mean, over the probes'
+    spread), the other per-index calibration tried; other paths as they are."""
+    if row.get("path", "judged") != "judged":
+        return row
+    p = np.array([[r[n] for n in names] for r in probes[row["domain"]]["rows"]])
+    spread = p.std(axis=0)
+    flat = spread < 1e-3
+    centre = np.where(flat, 0.0, p.mean(axis=0)) if z else np.median(p, axis=0)
+    scale = np.where(flat, 1.0, spread) if z else np.ones(len(names))
+    f = dict(row["features"])
+    for i, n in enumerate(names):
+        f[f"abstain.{n}"] = (f[f"abstain.{n}"] - centre[i]) / scale[i]
+    return {**row, "features": f}
+
+
+def standardised_step(args: argparse.Namespace) -> None:
+    """Each feature placed on its index's own-probe scale before the scorer, refitted:
+    leave-one-domain-out on MTRAG, then fitted on all three and read on MTRAG-UN."""
+    probes = load_probes(args.probes, not args.all_probes)
+    raw = [r for p in args.mtrag for r in json.loads(p.read_text())["rows"]]
+    un_raw = json.loads(args.mtrag_un.read_text())["rows"]
+    names = named_model("gold_removal").features
+    out = [
+        "| features | fitting false | MTRAG LOO clapnq / cloud / govt (UN, false) "
+        "| MTRAG-UN clapnq (floor or scorer) | MTRAG-UN cloud |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for mode in ("as read", "less probe median", "probe z-score"):
+        rows = raw if mode == "as read" else [
+            standardised(r, probes, names, mode == "probe z-score") for r in raw
+        ]  # fmt: skip
+        un = un_raw if mode == "as read" else [
+            standardised(r, probes, names, mode == "probe z-score") for r in un_raw
+        ]  # fmt: skip
+        for rate in (0.01, 0.03):
+            cells = []
+            for held in (*DOMAINS, None):
+                train = [r for r in rows if r["domain"] != held]
+                pairs = [r for r in train if r.get("gold_top5", True) or r["label"] != "ANSWERABLE"]
+                missed = [
+                    r for r in train if r.get("gold_top5") is False and r["label"] != "UNANSWERABLE"
+                ]
+                model = fitted(pairs, names, args.l2, rate, "", missed)
+                run = threshold_abstains(model, model.threshold)
+                if held is not None:
+                    r = rates([x for x in rows if x["domain"] == held], run)
+                    cells.append(f"{r[0]}/{r[1]}, {r[2]}/{r[3]}")
+            loo = " / ".join(cells)
+            ups = []
+            for d in ("clapnq", "cloud"):
+                r = rates([x for x in un if x["domain"] == d], either(floor_abstains(), run))
+                ups.append(f"{pct(r[0], r[1])} at {pct(r[2], r[3])}")
+            out.append(f"| {mode} | {rate:.0%} | {loo} | {ups[0]} | {ups[1]} |")
+    print("\n".join(out))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("step", choices=("probes", "fit"))
+    parser.add_argument("step", choices=("probes", "fit", "standardised"))
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--cache", type=Path, default=ROOT / "bench" / ".cache")
     parser.add_argument("--probes", type=Path, default=PROBES_OUT)
@@ -186,14 +265,19 @@ def main() -> None:
     parser.add_argument("--mtrag-un", type=Path, default=RESULTS / "behaviour_features.json")
     parser.add_argument("--max-false", type=float, default=0.03)
     parser.add_argument("--l2", type=float, default=10.0)
+    parser.add_argument(
+        "--all-probes", action="store_true", help="also the probes that are not words"
+    )
     args = parser.parse_args()
     if args.step == "probes":
         domains = [d.strip() for d in args.domains.split(",") if d.strip()]
         payload = probes_step(args.cache, args.data, domains)
         args.probes.write_text(json.dumps(payload, ensure_ascii=False) + "\n")
         print(f"wrote {args.probes}")
-    else:
+    elif args.step == "fit":
         fit_step(args)
+    else:
+        standardised_step(args)
 
 
 if __name__ == "__main__":

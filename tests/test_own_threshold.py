@@ -88,3 +88,15 @@ def test_a_failed_probe_falls_back_to_the_model_s_threshold(
     assert retriever.own_probes.threshold(model, 0.9) == 0.7
     assert index.get_meta(NOTE_KEY) is None
     index.close()
+
+
+def test_probes_that_are_not_words_are_not_asked() -> None:
+    """One MTRAG index's headings are passage ids: as probes they read as unanswerable and
+    raised its threshold (cloud's own-probe median 0.86 vs clapnq's 0.55)."""
+    keep = own_threshold.reads_as_words
+    assert not keep("ibmcld_09336-1654-3741")
+    assert not keep("err := svc.CreateAccountGroup(opts) if err != nil { panic(err) }")
+    assert not keep("")
+    assert keep("New Orleans Pelicans")
+    assert keep("Urlaub (Ferien)")
+    assert keep("enforce a policy so that only signed images can be")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
@@ -34,11 +35,22 @@ from tellmemore.types import Hit
 log = logging.getLogger(__name__)
 
 NOTE_KEY = "abstain_probes"
-VERSION = 1
+VERSION = 2
 """Bump when the probes or the features read change: stored notes are recomputed."""
 PROBES = 128
 """Own probes read per index (half headings, half fragments): each is a search and a
 sentence embedding of its top passages, about 0.1-0.3 s."""
+
+
+WORD = re.compile(r"^\(?[^\W\d_]+(?:['’-][^\W\d_]+)*[.,;:!?)]*$")
+
+
+def reads_as_words(probe: str) -> bool:
+    """Whether at least half of the probe's tokens are words: a heading that is an
+    identifier ("ibmcld_09336-1654-3741", the titles of one MTRAG index) or a line of
+    code is no question a user asks, and such probes read as unanswerable."""
+    tokens = probe.split()
+    return bool(tokens) and 2 * sum(bool(WORD.match(t)) for t in tokens) >= len(tokens)
 
 
 class Searches(Protocol):
@@ -131,7 +143,7 @@ class OwnProbes:
             result = self.retriever.search([probe])
             return result.hits, result.per_query
 
-        probes = own_probes(index, n=PROBES)
+        probes = [p for p in own_probes(index, n=PROBES) if reads_as_words(p)]
         calibration = self.retriever.calibrator.get()
         return probe_features(search, probes, index.term_stats, calibration, self.embed)
 
