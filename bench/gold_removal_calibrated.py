@@ -243,7 +243,13 @@ def standardised_step(args: argparse.Namespace) -> None:
             loo = " / ".join(cells)
             ups = []
             for d in ("clapnq", "cloud"):
-                r = rates([x for x in un if x["domain"] == d], either(floor_abstains(), run))
+                # the floor reads the features as read; the scorer, standardised
+                raw_of = {id(x): y for x, y in zip(un, un_raw, strict=True)}
+                floor = floor_abstains()
+                r = rates(
+                    [x for x in un if x["domain"] == d],
+                    lambda x, run=run, f=floor, raw=raw_of: f(raw[id(x)]) or run(x),
+                )
                 ups.append(f"{pct(r[0], r[1])} at {pct(r[2], r[3])}")
             out.append(f"| {mode} | {rate:.0%} | {loo} | {ups[0]} | {ups[1]} |")
     print("\n".join(out))
