@@ -156,7 +156,11 @@ class Assistant:
         self.retriever.calibrator.get()
         r = self.settings.retrieval
         if r.abstain_model and r.abstain_quantile > 0:
-            self.retriever.own_probes.rows()  # the scorer's threshold on this index's scale
+            from tellmemore.answer import own_threshold
+
+            own_threshold.for_retriever(
+                self.retriever
+            ).rows()  # the scorer's threshold, this index's
         return report
 
     def search(

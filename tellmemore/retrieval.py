@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from tellmemore.answer.calibration import Calibrator
-from tellmemore.answer.own_threshold import OwnProbes
 from tellmemore.config import RetrievalSettings
 from tellmemore.index.base import Embedder, Index, SearchRequest, Vector
 from tellmemore.types import Hit, SearchFilter, SearchMode
@@ -52,8 +51,6 @@ class Retriever:
         self.settings = settings
         self.calibrator = Calibrator(index, embedder)
         """What scores mean in this index (answer.calibration), shared with the turn."""
-        self.own_probes = OwnProbes(self, embedder.embed_documents)
-        """The abstain features of the index's own probes (answer.own_threshold)."""
 
     def search(
         self,

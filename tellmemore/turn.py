@@ -25,6 +25,7 @@ from tellmemore.answer import (
     extractive,
     focus,
     generate,
+    own_threshold,
     phrase,
     quote,
     stated,
@@ -407,7 +408,9 @@ class TurnRunner:
         ev = self._evidence(message, history, resolution, result, asked, req)
         model = named_model(name)
         q = self.settings.retrieval.abstain_quantile
-        threshold = self.retriever.own_probes.threshold(model, q) if q > 0 else None
+        threshold = (
+            own_threshold.for_retriever(self.retriever).threshold(model, q) if q > 0 else None
+        )
         return scored_abstain(ev, model, threshold)
 
     def _unstated_value(

@@ -55,13 +55,13 @@ def test_the_probes_are_read_once_per_index_change_and_stored_in_it(tmp_path: Pa
     emb = FakeEmbedder()
     index = _index(tmp_path, emb)
     retriever = Retriever(index, emb, RetrievalSettings())
-    rows = retriever.own_probes.rows()
+    rows = own_threshold.for_retriever(retriever).rows()
     assert rows and all("raw_cos" in r and "sentence_rare" in r for r in rows)
     assert max(r["raw_cos"] for r in rows) > 0.5  # its own words find its own chunks
     assert index.get_meta(NOTE_KEY)
     calls = emb.calls
     reopened = SQLiteIndex(tmp_path / "index.db", dimension=emb.dimension)
-    again = Retriever(reopened, emb, RetrievalSettings()).own_probes
+    again = own_threshold.for_retriever(Retriever(reopened, emb, RetrievalSettings()))
     assert again.rows() == rows
     assert emb.calls == calls  # read from the note, nothing embedded
     extra = make_chunk("9", "Bike leasing: a bike through salary conversion.", title="Bikes")
@@ -85,7 +85,7 @@ def test_a_failed_probe_falls_back_to_the_model_s_threshold(
 
     monkeypatch.setattr(own_threshold, "probe_features", broken)
     model = _by_raw_cos(0.7)
-    assert retriever.own_probes.threshold(model, 0.9) == 0.7
+    assert own_threshold.for_retriever(retriever).threshold(model, 0.9) == 0.7
     assert index.get_meta(NOTE_KEY) is None
     index.close()
 

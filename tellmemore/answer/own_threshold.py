@@ -20,6 +20,7 @@ import json
 import logging
 import re
 import threading
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -29,7 +30,7 @@ from tellmemore.answer import answerability
 from tellmemore.answer.abstain import evidence_hits
 from tellmemore.answer.calibration import Calibration, Calibrator, own_probes
 from tellmemore.answer.scorer import Scorer
-from tellmemore.index.base import Index, Vector
+from tellmemore.index.base import Embedder, Index, Vector
 from tellmemore.types import Hit
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ VERSION = 2
 """Bump when the probes or the features read change: stored notes are recomputed."""
 PROBES = 128
 """Own probes read per index (half headings, half fragments): each is a search and a
-sentence embedding of its top passages, about 0.1-0.3 s."""
+sentence embedding of its top passages, about 0.1-1 s."""
 
 
 WORD = re.compile(r"^\(?[^\W\d_]+(?:['’-][^\W\d_]+)*[.,;:!?)]*$")
@@ -57,6 +58,7 @@ class Searches(Protocol):
     """What the probes need of `retrieval.Retriever` (kept structural: no import cycle)."""
 
     index: Index
+    embedder: Embedder
     calibrator: Calibrator
 
     def search(self, queries: Sequence[str]) -> Any: ...
@@ -149,3 +151,19 @@ class OwnProbes:
 
     def threshold(self, model: Scorer, q: float) -> float:
         return quantile_threshold(model, self.rows(), q)
+
+
+_BY_RETRIEVER: weakref.WeakKeyDictionary[Any, OwnProbes] = weakref.WeakKeyDictionary()
+_BY_LOCK = threading.Lock()
+
+
+def for_retriever(retriever: Searches) -> OwnProbes:
+    """The one `OwnProbes` of a retriever (the turn runner's and the ingest's warm-up share
+    it), kept beside it rather than in it: the retrieval code, on which cached rankings
+    depend (`eval.runner.RETRIEVAL_MODULES`), is unchanged."""
+    with _BY_LOCK:
+        found = _BY_RETRIEVER.get(retriever)
+        if found is None:
+            found = OwnProbes(retriever, retriever.embedder.embed_documents)
+            _BY_RETRIEVER[retriever] = found
+        return found
