@@ -154,6 +154,13 @@ class Assistant:
         )
         # what scores mean in the changed index, probed now rather than on the next turn
         self.retriever.calibrator.get()
+        r = self.settings.retrieval
+        if r.abstain_model and r.abstain_quantile > 0:
+            from tellmemore.answer import own_threshold
+
+            own_threshold.for_retriever(
+                self.retriever
+            ).rows()  # the scorer's threshold, this index's
         return report
 
     def search(

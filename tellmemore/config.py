@@ -133,6 +133,14 @@ class RetrievalSettings(_Section):
     false rate (1/83, 1/86), but on the handbooks it adds false abstentions (TTS 4 -> 5,
     fully right 60 -> 59; PostHog 3 -> 5) and it computes the abstain features (sentence
     embeddings) on every turn."""
+    abstain_quantile: float = Field(default=0.0, ge=0.0, le=1.0)
+    """With `abstain_model` set: its threshold on this index's own scale, the quantile of
+    the abstain probabilities of the index's own probes (its headings and sentence
+    fragments asked as questions, `answer.own_threshold`; read once per index change,
+    about 0.1-1 s a probe); 0.0 (the default): the model's own threshold. Opt-in: at
+    0.99 (chosen on MTRAG) MTRAG-UN clapnq 4/22 UNANSWERABLE at 1/83 false, cloud 4/36 at
+    2/86, as the global threshold (1/86 on cloud); TTS fully right 60 -> 59
+    (bench/results/gold_removal_calibrated.md)."""
     min_value_share: float = Field(default=0.0, ge=0.0, le=1.0)
     """Also abstain (both modes) when the question asks for a quantity ("how many", "how
     much", "how long") and no sentence of the top passages that states one holds this

@@ -25,6 +25,7 @@ from tellmemore.answer import (
     extractive,
     focus,
     generate,
+    own_threshold,
     phrase,
     quote,
     stated,
@@ -405,7 +406,12 @@ class TurnRunner:
         if not name:
             return False
         ev = self._evidence(message, history, resolution, result, asked, req)
-        return scored_abstain(ev, named_model(name))
+        model = named_model(name)
+        q = self.settings.retrieval.abstain_quantile
+        threshold = (
+            own_threshold.for_retriever(self.retriever).threshold(model, q) if q > 0 else None
+        )
+        return scored_abstain(ev, model, threshold)
 
     def _unstated_value(
         self, own: Sequence[Hit], asked: Sequence[str], req: TurnRequest

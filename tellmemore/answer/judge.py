@@ -125,9 +125,11 @@ def read_features(ev: TurnEvidence) -> tuple[dict[str, float], dict[str, float],
     return a, c, own
 
 
-def scored_abstain(ev: TurnEvidence, model: Scorer) -> bool:
-    """Whether `model` abstains on the turn's own evidence (the abstain features only)."""
-    return model.decide(_abstain_features(ev, evidence_hits(ev.hits, ev.per_query, ev.asked)))
+def scored_abstain(ev: TurnEvidence, model: Scorer, threshold: float | None = None) -> bool:
+    """Whether `model` abstains on the turn's own evidence (the abstain features only), at
+    `threshold` (None: the model's own; `answer.own_threshold`: this index's)."""
+    a = _abstain_features(ev, evidence_hits(ev.hits, ev.per_query, ev.asked))
+    return model.probability(a) >= (model.threshold if threshold is None else threshold)
 
 
 def judge(
