@@ -320,6 +320,26 @@ def evaluate(
     return out
 
 
+def add_selection_flags(parser: argparse.ArgumentParser) -> None:
+    """--opening / --headed: the opt-in selection rules, the shipped settings by default."""
+    for flag, setting, what in (
+        ("--opening", "quote_opening", "the top chunk's opening"),
+        ("--headed", "quote_headed", "similarity read under the heading"),
+    ):
+        parser.add_argument(
+            flag,
+            action=argparse.BooleanOptionalAction,
+            default=getattr(Settings().retrieval, setting),
+            help=f"retrieval.{setting} ({what}; shipped setting by default)",
+        )
+
+
+def set_selection(args: argparse.Namespace) -> None:
+    """Carry the parsed selection flags into `SELECTION`, which every answer reads."""
+    SELECTION["opening"] = args.opening
+    SELECTION["headed"] = args.headed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", type=Path, default=DATA)
@@ -341,21 +361,9 @@ def main() -> None:
     parser.add_argument(
         "--embeddings", type=Path, default=ROOT / "bench" / ".cache" / "extractive_vectors.npz"
     )
-    parser.add_argument(
-        "--opening",
-        action=argparse.BooleanOptionalAction,
-        default=Settings().retrieval.quote_opening,
-        help="the new answer with retrieval.quote_opening (the top chunk's opening)",
-    )
-    parser.add_argument(
-        "--headed",
-        action=argparse.BooleanOptionalAction,
-        default=Settings().retrieval.quote_headed,
-        help="retrieval.quote_headed (similarity read under the heading; shipped by default)",
-    )
+    add_selection_flags(parser)
     args = parser.parse_args()
-    SELECTION["opening"] = args.opening
-    SELECTION["headed"] = args.headed
+    set_selection(args)
     if args.fit and args.weights.resolve() == WEIGHTS.resolve():
         parser.error(
             "--fit fits on gold passages; the shipped weights are fitted on retrieved ones "

@@ -36,7 +36,9 @@ from extractive_answers import (  # noqa: E402
     Case,
     _corpus,
     _hits,
+    add_selection_flags,
     mtrag_cases,
+    set_selection,
 )
 
 from tellmemore.answer import extractive, lists, scoring  # noqa: E402
@@ -162,21 +164,9 @@ def main() -> None:
     parser.add_argument(
         "--embeddings", type=Path, default=ROOT / "bench" / ".cache" / "extractive_vectors.npz"
     )
-    parser.add_argument(
-        "--opening",
-        action=argparse.BooleanOptionalAction,
-        default=Settings().retrieval.quote_opening,
-        help="retrieval.quote_opening (the top chunk's opening; shipped setting by default)",
-    )
-    parser.add_argument(
-        "--headed",
-        action=argparse.BooleanOptionalAction,
-        default=Settings().retrieval.quote_headed,
-        help="retrieval.quote_headed (similarity read under the heading; shipped by default)",
-    )
+    add_selection_flags(parser)
     args = parser.parse_args()
-    SELECTION["opening"] = args.opening
-    SELECTION["headed"] = args.headed
+    set_selection(args)
     t0 = time.perf_counter()
     embed = CachedEmbed(args.embeddings)
     scorer = scoring.Scorer.from_json(WEIGHTS.read_text(encoding="utf-8"))
