@@ -350,7 +350,10 @@ class TurnRunner:
                 ),
                 min_coverage=self.settings.retrieval.min_lexical_coverage,
             )
-            if floor or self._scored(message, history, resolution, result, asked, req):
+            scored = self.settings.retrieval.abstain_model and self._scored(
+                self._evidence(message, history, resolution, result, asked, req)
+            )
+            if floor or scored:
                 # too far to answer: too far to offer its subjects as well
                 return Verdict(Action.ABSTAIN, answerability.abstention(asked, result.hits))
             unstated = self._unstated_value(own, asked, req)
@@ -392,21 +395,9 @@ class TurnRunner:
             value_min_near=self.settings.retrieval.value_min_near,
         )
 
-    def _scored(
-        self,
-        message: str,
-        history: list[Turn],
-        resolution: Resolution,
-        result: RetrievalResult,
-        asked: Sequence[str],
-        req: TurnRequest,
-    ) -> bool:
-        """The opt-in abstain scorer of the floor mode (`retrieval.abstain_model`)."""
-        name = self.settings.retrieval.abstain_model
-        if not name:
-            return False
-        ev = self._evidence(message, history, resolution, result, asked, req)
-        model = named_model(name)
+    def _scored(self, ev: TurnEvidence) -> bool:
+        """The opt-in abstain scorer of the floor mode (`retrieval.abstain_model`, set)."""
+        model = named_model(self.settings.retrieval.abstain_model)
         q = self.settings.retrieval.abstain_quantile
         threshold = (
             own_threshold.for_retriever(self.retriever).threshold(model, q) if q > 0 else None
