@@ -55,6 +55,30 @@ def corpus_dir(folder: Path) -> Path:
     return folder
 
 
+def run_to_search(  # type: ignore[no-untyped-def]
+    message: str, history: list, runner: TurnRunner, index, settings: Settings
+) -> tuple[str, tuple | None]:
+    """A turn as the product runs it, up to its search: ("", (request, resolution,
+    phrasings)), or (path, None) when it stops before searching ("no retrieval", "resolver
+    asked back"). Shared by the benches that replay labelled turns (also gold_removal.py)."""
+    if decide(message, history).decision is not Decision.RETRIEVE:
+        return "no retrieval", None
+    req = TurnRequest(message=message, history=history)
+    searched, _ = correct_spelling(message, index.term_stats)
+    resolution, _ = runner._resolve(searched, history, req)
+    if resolution.ambiguous and resolution.clarification:
+        return "resolver asked back", None
+    phrasings = search_phrasings(
+        message,
+        resolution,
+        history,
+        index.term_stats,
+        window=settings.conversation.window,
+        searched=searched,
+    )
+    return "", (req, resolution, phrasings)
+
+
 def rows_for(  # type: ignore[no-untyped-def]
     domain: str, data: Path, cache: Path, settings: Settings, embedder, index_path: Path | None
 ) -> list[dict]:
@@ -85,23 +109,11 @@ def rows_for(  # type: ignore[no-untyped-def]
                     "first_turn": not history,
                     "path": "judged",
                 }
-                if decide(turn.message, history).decision is not Decision.RETRIEVE:
-                    out.append({**row, "path": "no retrieval"})
+                stopped, ran = run_to_search(turn.message, history, runner, index, settings)
+                if ran is None:
+                    out.append({**row, "path": stopped})
                     continue
-                req = TurnRequest(message=turn.message, history=history)
-                searched, _ = correct_spelling(turn.message, index.term_stats)
-                resolution, _ = runner._resolve(searched, history, req)
-                if resolution.ambiguous and resolution.clarification:
-                    out.append({**row, "path": "resolver asked back"})
-                    continue
-                phrasings = search_phrasings(
-                    turn.message,
-                    resolution,
-                    history,
-                    index.term_stats,
-                    window=settings.conversation.window,
-                    searched=searched,
-                )
+                req, resolution, phrasings = ran
                 result = retriever.search(phrasings.queries, weights=phrasings.weights)
                 if not result.hits:
                     out.append({**row, "path": "nothing retrieved"})

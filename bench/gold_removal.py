@@ -39,22 +39,21 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from behaviour_features import run_to_search  # noqa: E402
+
 from tellmemore.answer import answerability  # noqa: E402
 from tellmemore.answer.abstain import evidence_hits  # noqa: E402
 from tellmemore.answer.calibration import Calibrator  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
-from tellmemore.conversation.decide import decide  # noqa: E402
-from tellmemore.conversation.phrasings import search_phrasings  # noqa: E402
 from tellmemore.conversation.resolvers import EmbeddedResolver  # noqa: E402
-from tellmemore.conversation.spelling import correct_spelling  # noqa: E402
 from tellmemore.eval.corpus import ensure_index  # noqa: E402
 from tellmemore.eval.datasets import iter_corpus, load_dataset  # noqa: E402
 from tellmemore.index.embedders import load_embedder  # noqa: E402
 from tellmemore.retrieval import Retriever, fuse_lists  # noqa: E402
 from tellmemore.state.conversations import ConversationStore  # noqa: E402
 from tellmemore.state.db import StateDB  # noqa: E402
-from tellmemore.turn import TurnRequest, TurnRunner  # noqa: E402
-from tellmemore.types import Decision, Hit  # noqa: E402
+from tellmemore.turn import TurnRunner  # noqa: E402
+from tellmemore.types import Hit  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "bench" / "mtrag"
 DOMAINS = ("clapnq", "cloud", "govt")
@@ -131,23 +130,11 @@ def search_domain(  # type: ignore[no-untyped-def]
                     "gold": list(turn.gold),
                     "path": "searched",
                 }
-                if decide(turn.message, history).decision is not Decision.RETRIEVE:
-                    out.append({**row, "path": "no retrieval"})
+                stopped, ran = run_to_search(turn.message, history, runner, index, settings)
+                if ran is None:
+                    out.append({**row, "path": stopped})
                     continue
-                req = TurnRequest(message=turn.message, history=history)
-                searched, _ = correct_spelling(turn.message, index.term_stats)
-                resolution, _ = runner._resolve(searched, history, req)
-                if resolution.ambiguous and resolution.clarification:
-                    out.append({**row, "path": "resolver asked back"})
-                    continue
-                ph = search_phrasings(
-                    turn.message,
-                    resolution,
-                    history,
-                    index.term_stats,
-                    window=settings.conversation.window,
-                    searched=searched,
-                )
+                ph = ran[2]
                 queries, weights = unique_queries(ph.queries, ph.weights)
                 result = retriever.search(queries, weights=weights, k=DEEP_K)
                 depth = product_depth(settings, len(queries)) + KEEP
