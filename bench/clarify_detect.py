@@ -34,7 +34,7 @@ from behaviour_features import DATA, corpus_dir  # noqa: E402
 from behaviour_replay import FEATURES, _hits  # noqa: E402
 
 from tellmemore.answer import clarify, vague  # noqa: E402
-from tellmemore.answer.unanchored import named_kinds, unanchored  # noqa: E402
+from tellmemore.answer.unanchored import bare_kinds, named_kinds, unanchored  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.conversation.decide import decide  # noqa: E402
 from tellmemore.conversation.phrasings import search_phrasings  # noqa: E402
@@ -104,7 +104,11 @@ def mtrag_rows(  # type: ignore[no-untyped-def]
                 "follow_up": bool(history),
             }
             vague_one = vague.candidate(r["message"], history, Resolution(query=r["message"]))
-            candidate = unanchored(r["message"], history) or named_kinds(r["message"], history)
+            candidate = (
+                unanchored(r["message"], history)
+                or named_kinds(r["message"], history)
+                or bare_kinds(r["message"], history)
+            )
             if not candidate and not vague_one:
                 out.append({**row, "asked": False, "reason": "no unanchored description"})
                 continue
@@ -165,6 +169,7 @@ def _read(index, got, message: str, history: list[Turn]) -> dict[str, Any]:  # t
         "asked": clarify.ask_back(message, history, resolution, hits) is not None,
         "vague": clarify.ask_vague(message, history, resolution, hits) is not None,
         "titled": clarify.ask_titled(message, history, resolution, hits) is not None,
+        "qualified": (clarify.ask_qualified(message, history, resolution, hits) or (None, None))[1],
         "evidence": found and found.as_dict(),
         "picked": found is not None and clarify.picked(message, history, hits, found.description),
         "options": len(clarify.options(message, history, hits, found.description)) if found else 0,
