@@ -383,12 +383,13 @@ def ask_back(
     history: Sequence[Turn],
     resolution: Resolution,
     hits: Sequence[Hit],
-    read_text: bool = True,
+    read_text: bool = False,
 ) -> tuple[str, tuple[str, ...]] | None:
     """The clarifying question and its options when the message describes a kind of
     thing nothing in the conversation picks out and the top passages are about several
     such things ("When was the famous basketball player born?"); None otherwise, and
-    never right after a clarifying question."""
+    never right after a clarifying question. `read_text` (`retrieval.ask_from_text`):
+    also a bare noun the passages' text names several things of (`ask_qualified`)."""
     if just_asked(history):
         return None
     found = unanchored_evidence(message, history, resolution, hits)

@@ -91,7 +91,7 @@ class TurnEvidence:
     term_stats: Callable[[list[str]], TermStats] | None
     calibration: Calibration
     may_clarify: bool = True
-    read_text: bool = True
+    read_text: bool = False
     """`retrieval.ask_from_text`: ask back on a bare noun the passages' text names several
     things of (`clarify.ask_qualified`)."""
     embed: Callable[[list[str]], Vector] | None = None

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from tellmemore.conversation.analysis import analyze
 from tellmemore.conversation.phrases import PREPOSITIONS, Phrase
-from tellmemore.conversation.text import FUNCTION_WORDS, readable, singular, stem
+from tellmemore.conversation.text import FUNCTION_WORDS, readable, stem
 from tellmemore.types import Hit
 
 TOP = 5
@@ -75,8 +75,9 @@ def things(hits: Sequence[Hit], head: str, sections: bool = True) -> list[Thing]
 
 
 def _called(part: str, head: str) -> bool:
+    """The heading is the kind's word alone, singular ("Phone"; "Forms" heads several)."""
     words = _head_words(part)
-    return len(words) == 1 and singular(words[0].lower()) == head
+    return len(words) == 1 and words[0].lower() == head
 
 
 def _of_passage(hit: Hit, kind: str, sections: bool) -> list[Thing]:
@@ -162,8 +163,9 @@ def _surface(p: Phrase, text: str) -> str:
     if at <= 0:
         return p.text
     m = _CAPITALISED_BEFORE.search(text[:at])
-    if not (m and p.text[:1].isupper()):
-        return p.text
+    opens = m is not None and (text[: m.start()].rstrip()[-1:] or ".") in ".!?:;"
+    if not (m and p.text[:1].isupper()) or opens:
+        return p.text  # "Complete OPM Form 630": a sentence's first word is no name's
     words = (m.group() + p.text).split()
     while words and words[0].lower() in FUNCTION_WORDS:
         words = words[1:]  # "The Paid Parental Leave Request form": no determiner

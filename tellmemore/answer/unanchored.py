@@ -231,8 +231,10 @@ def named_kinds(message: str, history: Sequence[Turn]) -> list[Description]:
     return out
 
 
-ASKING = frozenset({"which", "what"})
-"""Determiners that ask for one thing of a kind ("which form", "what deadline")."""
+ASKING = frozenset({"which"})
+"""The determiner that asks for one of several things of a kind ("which form"). Not "what":
+"What phone do we get?" asks the documents to describe the one they speak of (TTS
+handbook: both "what" questions it reached were answerable)."""
 
 
 def bare_kinds(message: str, history: Sequence[Turn]) -> list[Description]:
