@@ -163,10 +163,12 @@ def _surface(p: Phrase, text: str) -> str:
     if at <= 0:
         return p.text
     m = _CAPITALISED_BEFORE.search(text[:at])
-    opens = m is not None and (text[: m.start()].rstrip()[-1:] or ".") in ".!?:;"
-    if not (m and p.text[:1].isupper()) or opens:
-        return p.text  # "Complete OPM Form 630": a sentence's first word is no name's
+    if not (m and p.text[:1].isupper()):
+        return p.text
     words = (m.group() + p.text).split()
+    opens = (text[: m.start()].rstrip()[-1:] or ".") in ".!?:;"
+    if opens and words[0].lower() not in FUNCTION_WORDS:
+        return p.text  # "Complete OPM Form 630": a sentence's first word is no name's
     while words and words[0].lower() in FUNCTION_WORDS:
         words = words[1:]  # "The Paid Parental Leave Request form": no determiner
     return " ".join(words)

@@ -98,6 +98,14 @@ def test_things_are_read_from_headings_codes_and_sections() -> None:
     assert [t.text for t in qualified.things(hits, "form", sections=False)][-1] == "OPM Form 630"
 
 
+def test_a_thing_is_offered_as_the_passage_writes_it() -> None:
+    hit = _hit("Parental leave", ("Requesting paid parental leave",),
+               "1. The Paid Parental Leave Request form and the agreement.", 1)  # fmt: skip
+    other = _hit("Transfers", ("Enrolling",), "You complete OPM Form 630 and send it on.", 2)
+    found = qualified.things([hit, other], "form")
+    assert found[0].text == "Paid Parental Leave Request form"
+
+
 def test_an_adjective_any_passage_could_use_names_no_thing() -> None:
     hits = [
         _hit("Education", ("Courses",), "Each employee has an annual budget to spend.", 1),
