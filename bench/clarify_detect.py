@@ -33,13 +33,14 @@ sys.path.insert(0, str(ROOT / "bench"))
 from behaviour_features import DATA, corpus_dir  # noqa: E402
 from behaviour_replay import FEATURES, _hits  # noqa: E402
 
-from tellmemore.answer import clarify, vague  # noqa: E402
-from tellmemore.answer.unanchored import named_kinds, unanchored  # noqa: E402
+from tellmemore.answer import clarify, qualified, vague  # noqa: E402
+from tellmemore.answer.unanchored import bare_kinds, named_kinds, unanchored  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.conversation.decide import decide  # noqa: E402
 from tellmemore.conversation.phrasings import search_phrasings  # noqa: E402
 from tellmemore.conversation.resolvers import EmbeddedResolver  # noqa: E402
 from tellmemore.conversation.spelling import correct_spelling  # noqa: E402
+from tellmemore.conversation.text import content_words, stem  # noqa: E402
 from tellmemore.eval.behaviour import load_behaviour  # noqa: E402
 from tellmemore.eval.corpus import ensure_index  # noqa: E402
 from tellmemore.eval.datasets import load_dataset  # noqa: E402
@@ -104,7 +105,11 @@ def mtrag_rows(  # type: ignore[no-untyped-def]
                 "follow_up": bool(history),
             }
             vague_one = vague.candidate(r["message"], history, Resolution(query=r["message"]))
-            candidate = unanchored(r["message"], history) or named_kinds(r["message"], history)
+            candidate = (
+                unanchored(r["message"], history)
+                or named_kinds(r["message"], history)
+                or bare_kinds(r["message"], history)
+            )
             if not candidate and not vague_one:
                 out.append({**row, "asked": False, "reason": "no unanchored description"})
                 continue
@@ -165,10 +170,39 @@ def _read(index, got, message: str, history: list[Turn]) -> dict[str, Any]:  # t
         "asked": clarify.ask_back(message, history, resolution, hits) is not None,
         "vague": clarify.ask_vague(message, history, resolution, hits) is not None,
         "titled": clarify.ask_titled(message, history, resolution, hits) is not None,
+        "qualified": (clarify.ask_qualified(message, history, resolution, hits) or (None, None))[1],
+        "qualified_cause": qualified_cause(message, history, resolution, hits),
         "evidence": found and found.as_dict(),
         "picked": found is not None and clarify.picked(message, history, hits, found.description),
         "options": len(clarify.options(message, history, hits, found.description)) if found else 0,
     }
+
+
+def qualified_cause(message: str, history: list[Turn], resolution: Resolution, hits) -> str:  # type: ignore[no-untyped-def]
+    """The first condition of `clarify.ask_qualified` that fails ("asks" when none does)."""
+    kinds = bare_kinds(message, history)
+    if not kinds:
+        return "no bare kind"
+    if resolution.bindings:
+        return "resolver bound a referent"
+    own = [stem(w) for w in content_words(message)]
+    before = {s for t in history for s in clarify._stems(t.content)}
+    if own and sum(w in before for w in own) / len(own) > clarify.MAX_SHARED:
+        return "words said before"
+    causes = []
+    for d in kinds:
+        found = qualified.things(hits, d.head, sections=not history)
+        if not found:
+            causes.append("no thing of the kind")
+        elif any(t.own & (set(clarify._stems(message)) | before) for t in found):
+            causes.append("a thing named")
+        elif all(t.by_section for t in found):
+            causes.append("sections only")
+        elif len({t.section for t in found}) < 2:
+            causes.append("one section")
+        else:
+            return "asks"
+    return causes[0]
 
 
 SUBJECTS = (2, 3, 4, 5)

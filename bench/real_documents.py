@@ -117,6 +117,7 @@ MODES: tuple[tuple[str, dict], ...] = (  # type: ignore[type-arg]
     ("floor + gold-removal scorer (opt-in)", {"retrieval": {"abstain_model": "gold_removal"}}),
     ("floor, phrase off (before session 19)", {"retrieval": {"phrase": False}}),
     ("floor + ask coordinated (opt-in)", {"conversation": {"ask_coordinated": True}}),
+    ("floor + ask from text (opt-in)", {"retrieval": {"ask_from_text": True}}),
 )
 """The behaviour modes every real-document bench runs: the default, and the opt-in ones."""
 

@@ -117,6 +117,12 @@ class RetrievalSettings(_Section):
     """Ask which one when the question describes a kind of thing ("the actor", "this
     county") that nothing in the conversation picks out and the top passages are about
     several such subjects (`answer.clarify.ask_back`; bench/results/clarify_detect.md)."""
+    ask_from_text: bool = False
+    """With `ask_back`: also ask which one when the question's bare noun ("the budget",
+    "which form") is one the top passages' text and headings name several things of, in
+    several sections ("learning budget", "Budgeting", "Speaker Support":
+    `answer.clarify.ask_qualified`). Opt-in: it gains only on the handbooks it was written
+    from, and asked falsely on the held-out one (bench/results/ask_back28.md)."""
     min_dense_score: float = 0.35
     """With `abstention = "floor"`: abstain when no hit's cosine similarity reaches this
     and the lexical coverage stays below `min_lexical_coverage` (bench/abstention.py)."""

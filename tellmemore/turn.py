@@ -362,7 +362,13 @@ class TurnRunner:
                     Action.ABSTAIN, answerability.abstention(asked, result.hits, lacking=unstated)
                 )
             asked_back = (
-                clarify.ask_back(message, history, resolution, result.hits)
+                clarify.ask_back(
+                    message,
+                    history,
+                    resolution,
+                    result.hits,
+                    read_text=self.settings.retrieval.ask_from_text,
+                )
                 if req.forced_query is None and self.settings.retrieval.ask_back
                 else None
             )
@@ -390,6 +396,7 @@ class TurnRunner:
             term_stats=scoped_term_stats(self.retriever.index, req.tenant),
             calibration=self.retriever.calibrator.get(),
             may_clarify=req.forced_query is None and self.settings.retrieval.ask_back,
+            read_text=self.settings.retrieval.ask_from_text,
             embed=self.retriever.embedder.embed_documents,
             min_value_share=self.settings.retrieval.min_value_share,
             value_min_near=self.settings.retrieval.value_min_near,

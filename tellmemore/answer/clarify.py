@@ -35,8 +35,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tellmemore.answer import vague
-from tellmemore.answer.unanchored import Description, named_kinds, unanchored
+from tellmemore.answer import qualified, vague
+from tellmemore.answer.unanchored import Description, bare_kinds, named_kinds, unanchored
 from tellmemore.answer.units import sentences
 from tellmemore.conversation.phrases import PREPOSITIONS
 from tellmemore.conversation.realize.clarify import parse_clarification
@@ -379,18 +379,25 @@ def unanchored_evidence(
 
 
 def ask_back(
-    message: str, history: Sequence[Turn], resolution: Resolution, hits: Sequence[Hit]
+    message: str,
+    history: Sequence[Turn],
+    resolution: Resolution,
+    hits: Sequence[Hit],
+    read_text: bool = False,
 ) -> tuple[str, tuple[str, ...]] | None:
     """The clarifying question and its options when the message describes a kind of
     thing nothing in the conversation picks out and the top passages are about several
     such things ("When was the famous basketball player born?"); None otherwise, and
-    never right after a clarifying question."""
+    never right after a clarifying question. `read_text` (`retrieval.ask_from_text`):
+    also a bare noun the passages' text names several things of (`ask_qualified`)."""
     if just_asked(history):
         return None
     found = unanchored_evidence(message, history, resolution, hits)
     if found is None or not found.asks():
-        return ask_titled(message, history, resolution, hits) or ask_vague(
-            message, history, resolution, hits
+        return (
+            ask_titled(message, history, resolution, hits)
+            or ask_vague(message, history, resolution, hits)
+            or (ask_qualified(message, history, resolution, hits) if read_text else None)
         )
     if picked(message, history, hits, found.description):
         return None
@@ -473,4 +480,37 @@ def ask_titled(
         choices = [s.name for s in held if "," not in s.name and " or " not in s.name.lower()]
         if len(choices) >= 2:
             return question(choices[:MAX_OPTIONS], head), tuple(choices[:MAX_OPTIONS])
+    return None
+
+
+def ask_qualified(
+    message: str, history: Sequence[Turn], resolution: Resolution, hits: Sequence[Hit]
+) -> tuple[str, tuple[str, ...]] | None:
+    """A bare noun the top passages' text names several things of, in two or more of their
+    sections (`answer.qualified`), none of which the conversation names: "Which budget? ...
+    learning budget or equipment budget?". As `ask_titled`: never when the resolver bound
+    a referent, nor when more than `MAX_SHARED` of the message's words were said before.
+    A thing named only by its section counts on a first question: a follow-up's bare noun
+    is of the conversation's topic (as `answer.vague`)."""
+    if resolution.bindings:
+        return None
+    own = [stem(w) for w in content_words(message)]
+    before = {s for t in history for s in _stems(t.content)}
+    if own and sum(w in before for w in own) / len(own) > MAX_SHARED:
+        return None
+    said = set(_stems(message)) | before
+    for d in bare_kinds(message, history):
+        found = qualified.things(hits, d.head, sections=not history)
+        if any(t.own & said for t in found):
+            return None  # the conversation or the message says which
+        if all(t.by_section for t in found):
+            continue  # only sections that say the kind bare: no sign it comes in several
+        kept: dict[str, str] = {}  # one thing per section
+        for t in found:
+            if "," not in t.text and " or " not in f" {t.text.lower()} ":
+                kept.setdefault(t.section, t.text)
+        if len(kept) < 2:
+            continue
+        choices = tuple(list(kept.values())[:MAX_OPTIONS])
+        return question(choices, d.head), choices
     return None

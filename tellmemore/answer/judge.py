@@ -91,6 +91,9 @@ class TurnEvidence:
     term_stats: Callable[[list[str]], TermStats] | None
     calibration: Calibration
     may_clarify: bool = True
+    read_text: bool = False
+    """`retrieval.ask_from_text`: ask back on a bare noun the passages' text names several
+    things of (`clarify.ask_qualified`)."""
     embed: Callable[[list[str]], Vector] | None = None
     """Embeds texts (the retriever's embedder) for the sentence-level match; None: 0."""
     min_value_share: float = 0.0
@@ -149,7 +152,9 @@ def judge(
     unstated = a["value_share"] < ev.min_value_share
     abstains = abstain_model.decide(a) or unstated
     if ev.may_clarify and not abstains:  # too far to answer: too far to offer its subjects
-        asked = clarify.ask_back(ev.message, ev.history, ev.resolution, ev.hits)
+        asked = clarify.ask_back(
+            ev.message, ev.history, ev.resolution, ev.hits, read_text=ev.read_text
+        )
         if asked is not None:
             return Verdict(Action.CLARIFY, asked[0], asked[1], feats)
     if ev.may_clarify and not clarify.just_asked(ev.history) and clarify_model.decide(c):

@@ -79,12 +79,13 @@ class Description:
         return self.det in DEMONSTRATIVES
 
 
-def descriptions(message: str) -> list[Description]:
-    """The definite descriptions of `message`, left to right."""
+def descriptions(message: str, determiners: frozenset[str] = DETERMINERS) -> list[Description]:
+    """The definite descriptions of `message`, left to right (with `determiners`: the
+    noun phrases those open, "which form")."""
     toks = tokenize(message)
     out: list[Description] = []
     for i, tok in enumerate(toks):
-        if tok.low not in DETERMINERS:
+        if tok.low not in determiners:
             continue
         run = _run(message, toks, i + 1)
         if not run:
@@ -228,6 +229,37 @@ def named_kinds(message: str, history: Sequence[Turn]) -> list[Description]:
             continue
         out.append(d)
     return out
+
+
+ASKING = frozenset({"which"})
+"""The determiner that asks for one of several things of a kind ("which form"). Not "what":
+"What phone do we get?" asks the documents to describe the one they speak of (TTS
+handbook: both "what" questions it reached were answerable)."""
+
+
+def bare_kinds(message: str, history: Sequence[Turn]) -> list[Description]:
+    """The descriptions of `message` that are one singular noun and nothing else ("the
+    budget", "which form"), a kind no word of the conversation qualifies: which thing of
+    the kind is meant, only the documents can tell (`answer.qualified`). A plural ("the
+    benefits") asks for all of them; a phrase after it ("the budget for travel") or a
+    word said before picks one, and so does a superlative anywhere in the message."""
+    if any(_unique(w) for w in _words(message)):
+        return []  # "which industry provides the largest employment": that picks one
+    said = {_form(w) for t in history for w in _words(t.content)}
+    out = []
+    for d in descriptions(message, DETERMINERS | ASKING):
+        if len(d.words) != 1 or d.complement or d.possessive or _named(message, d):
+            continue
+        if d.head in GENERIC_NOUNS or d.head in RELATIONAL_NOUNS or d.head in UNIQUE:
+            continue
+        if _form(d.head) != d.head or _form(d.head) in said:
+            continue
+        out.append(d)
+    return out
+
+
+def _unique(word: str) -> bool:
+    return word in UNIQUE or (word.endswith("est") and len(word) > 5)
 
 
 def _named(message: str, d: Description) -> bool:
