@@ -164,12 +164,19 @@ def main() -> None:
     parser.add_argument(
         "--embeddings", type=Path, default=ROOT / "bench" / ".cache" / "extractive_vectors.npz"
     )
+    parser.add_argument(
+        "--weights",
+        type=Path,
+        default=WEIGHTS,
+        help="the sentence weights (the shipped ones; tellmemore/answer/sentence_vectors.json: "
+        "retrieval.sentence_vectors)",
+    )
     add_selection_flags(parser)
     args = parser.parse_args()
     set_selection(args)
     t0 = time.perf_counter()
     embed = CachedEmbed(args.embeddings)
-    scorer = scoring.Scorer.from_json(WEIGHTS.read_text(encoding="utf-8"))
+    scorer = scoring.Scorer.from_json(args.weights.read_text(encoding="utf-8"))
     groups: dict[str, list[Case]] = {}
     for d in DOMAINS:
         cases = list(mtrag_cases(args.data, d))
@@ -185,6 +192,9 @@ def main() -> None:
         "every": args.every,
         "opening": args.opening,
         "headed": args.headed,
+        "weights": str(args.weights.resolve().relative_to(ROOT))
+        if args.weights.resolve().is_relative_to(ROOT)
+        else str(args.weights),
         "groups": {},
     }
     for name, cases in groups.items():

@@ -224,6 +224,11 @@ class RetrievalSettings(_Section):
     cloud 0.423 -> 0.415; retrieved passages clapnq 0.252 -> 0.258, cloud 0.260 = 0.259,
     govt 0.288 -> 0.289 (bench/results/continuation.md). No held-out gain, so not the
     default."""
+    sentence_vectors: bool = False
+    """Opt-in (session 28): the offline answer's sentence scorer also reads the MiniLM
+    vectors of query and sentence (their element-wise product and absolute difference,
+    768 weights: `answer.scoring.pair_terms`, `sentence_vectors.json`), not only their
+    cosine. Figures: bench/results/extractive_vectors.md."""
     quote_opening: bool = False
     """Opt-in (session 22): the offline answer keeps the top chunk's best sentence (the
     nearest-sentence and asked-words rules do not displace it) and quotes the top chunk's
