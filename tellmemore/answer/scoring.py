@@ -31,6 +31,13 @@ far more than its similarity to the question (0.09); fitted on retrieved ones, 0
 and 0.32 + 0.42 for the cosine and its gap (bench/results/retrieved_fit.md). The scorer
 ranks; `threshold` decides how many of the best sentences after the first one are worth
 quoting.
+
+With `pair_weights` the scorer also reads the MiniLM vectors themselves (`pair_terms`:
+query * sentence and |query - sentence|, 768 terms under their own strong L2), so it could
+learn which directions a question and its answer share ("how long" and a duration) beyond
+their cosine. Opt-in (`retrieval.sentence_vectors`, `sentence_vectors.json`): held out it
+moved F1 by less than the noise on MTRAG's retrieved passages and lost on its gold ones
+(bench/results/extractive_vectors.md).
 """
 
 from __future__ import annotations
