@@ -216,7 +216,9 @@ def report(results: dict) -> str:
         "assistant's reply as the reference ("
         + ("every turn" if results["every"] == 1 else f"every {results['every']}-th turn")
         + "); MTRAG-UN: the message as typed, `target` as the "
-        "reference. Shipped sentence weights for every set. F1 / recall: "
+        "reference. Sentence weights for every set: "
+        + results.get("weights", "tellmemore/answer/sentence_weights.json (shipped)")
+        + ". F1 / recall: "
         "`answer.overlap.score_text`. changed = turns whose answer differs from gap None "
         "(better / worse F1). known = turns whose 3 quoted hits all have a dense cosine "
         f"(else the gate stays open). Run time {results['seconds']:.0f} s."

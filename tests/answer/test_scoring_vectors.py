@@ -8,7 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from tellmemore.answer import scoring
+from tellmemore.answer import extractive, scoring
+from tellmemore.testing.conformance import make_chunk
+from tellmemore.types import Hit
 
 DIM = 8
 
@@ -90,3 +92,21 @@ def test_the_opt_in_weights_read_the_minilm_vectors() -> None:
     vectors = scoring.shipped(vectors=True)
     assert vectors.reads_vectors and len(vectors.pair_weights) == 2 * 384
     assert not scoring.shipped().reads_vectors  # the default scorer reads the scalars only
+
+
+def test_the_opt_in_scorer_quotes_the_sentence_that_answers(minilm) -> None:  # type: ignore[no-untyped-def]
+    text = (
+        "Employees accrue paid time off from their first day. "
+        "Requests go to your manager through the HR portal. "
+        "Parental leave is 16 weeks at full pay for every new parent. "
+        "The office is closed on public holidays."
+    )
+    hit = Hit(chunk=make_chunk("leave", text, title="Leave policy"), score=1.0, rank=1)
+    quoted = extractive.best_sentences(
+        "How much parental leave do we get?",
+        [hit],
+        embed=minilm.embed_documents,
+        scorer=scoring.shipped(vectors=True),
+    )
+    assert any("16 weeks" in e.sentence for e in quoted)
+    assert len(quoted) <= extractive.MAX_SENTENCES
