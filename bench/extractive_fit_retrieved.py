@@ -63,14 +63,16 @@ from tellmemore.injection import quotable  # noqa: E402
 OUT = ROOT / "bench" / "results" / "extractive_fit_retrieved"
 L2S = (1.0, 3.0, 10.0, 100.0)
 THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
+FIXED: dict[str, float] = {}
+"""`--threshold`: the threshold every fit keeps instead of the one its own F1 chooses."""
 GAP = 0.1
 """`retrieval.spread_gap`'s default, as the answer runs."""
 
 
-def rows(cases: Sequence[Case], embed: CachedEmbed) -> tuple[np.ndarray, np.ndarray]:
+def rows(cases: Sequence[Case], embed: CachedEmbed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Feature rows of the candidates the answer reads (top MAX_CHUNKS hits), labelled 1
-    when the F1 oracle quotes them."""
-    xs, ys = [], []
+    when the F1 oracle quotes them, and their vector terms (`scoring.pair_terms`)."""
+    xs, ys, ps = [], [], []
     for c in cases:
         hits = c.hits[: extractive.MAX_CHUNKS]
         chunk_units = [quotable(extractive.units(h.chunk.text, h.chunk.header)) for h in hits]
@@ -78,11 +80,15 @@ def rows(cases: Sequence[Case], embed: CachedEmbed) -> tuple[np.ndarray, np.ndar
         if not candidates:
             continue
         headers = [h.chunk.header or h.chunk.title or "" for h in hits]
-        x = scoring.features(c.query, candidates, headers, asked_type(c.query), embed)
+        x, vectors = scoring.features_and_vectors(
+            c.query, candidates, headers, asked_type(c.query), embed
+        )
         _, member = labels([k.text for k in candidates], c.reference, c.query, "f1", rarity([]))
         xs.append(x)
         ys.append(member)
-    return np.vstack(xs), np.concatenate(ys)
+        if vectors is not None:
+            ps.append(scoring.pair_terms(vectors))
+    return np.vstack(xs), np.concatenate(ys), np.vstack(ps)
 
 
 def f1(
@@ -99,11 +105,18 @@ def f1(
     return round(total / len(cases), 4) if cases else 0.0
 
 
-def fitted(cases: Sequence[Case], embed: CachedEmbed, l2: float) -> scoring.Scorer:
+def fitted(
+    cases: Sequence[Case], embed: CachedEmbed, l2: float, l2_pairs: float | None = None
+) -> scoring.Scorer:
     """Weights fitted on `cases`' retrieved passages, with the threshold that maximises
-    their own answers' F1."""
-    x, y = rows(cases, embed)
-    scorer = scoring.fit(x, y, l2=l2)
+    their own answers' F1; with `l2_pairs` the vector terms too, under that penalty."""
+    x, y, pairs = rows(cases, embed)
+    if l2_pairs is None:
+        scorer = scoring.fit(x, y, l2=l2)
+    else:
+        scorer = scoring.fit(x, y, l2=l2, pairs=pairs, l2_pairs=l2_pairs)
+    if "threshold" in FIXED:
+        return replace(scorer, threshold=FIXED["threshold"])
     best = max(THRESHOLDS, key=lambda t: f1(cases, embed, replace(scorer, threshold=t), GAP))
     return replace(scorer, threshold=best)
 
@@ -127,7 +140,26 @@ def main() -> None:
     parser.add_argument(
         "--embeddings", type=Path, default=ROOT / "bench" / ".cache" / "extractive_vectors.npz"
     )
+    parser.add_argument(
+        "--vectors",
+        type=float,
+        nargs="+",
+        help="fit the vector terms too, with each of these penalties (the scalar L2 fixed "
+        "at --l2); the best is chosen as L2S are",
+    )
+    parser.add_argument("--l2", type=float, default=10.0, help="scalar L2 with --vectors")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        help="keep this threshold (e.g. the shipped scorer's 0.1, so that only the ranking "
+        "differs) instead of choosing it on the training domains",
+    )
+    parser.add_argument(
+        "--weights-out", type=Path, default=WEIGHTS, help="where --write writes the weights"
+    )
     args = parser.parse_args()
+    if args.threshold is not None:
+        FIXED["threshold"] = args.threshold
     t0 = time.perf_counter()
     embed = CachedEmbed(args.embeddings)
     if args.cases and args.cases.exists():
@@ -158,10 +190,17 @@ def main() -> None:
         out = [c for o in domains for c in retrieved[o]]
         return out + [c for o in domains for c in gold[o]] if args.train == "both" else out
 
-    for l2 in L2S:
+    penalties: Sequence[float] = args.vectors or L2S
+
+    def fit_with(cases: list[Case], penalty: float) -> scoring.Scorer:
+        if args.vectors:
+            return fitted(cases, embed, args.l2, penalty)
+        return fitted(cases, embed, penalty)
+
+    for l2 in penalties:
         per: dict = {}
         for d in DOMAINS:
-            s = fitted(train([o for o in DOMAINS if o != d]), embed, l2)
+            s = fit_with(train([o for o in DOMAINS if o != d]), l2)
             per[d] = {
                 "retrieved": f1(retrieved[d], embed, s, GAP),
                 "gold": f1(gold[d], embed, s, None),
@@ -170,8 +209,9 @@ def main() -> None:
         per["mean_retrieved"] = round(sum(per[d]["retrieved"] for d in DOMAINS) / 3, 4)
         results["l2"][str(l2)] = per
         print(l2, per, round(time.perf_counter() - t0), "s", flush=True)
-    best = max(L2S, key=lambda v: results["l2"][str(v)]["mean_retrieved"])
-    chosen = fitted(train(DOMAINS), embed, best)
+    best = max(penalties, key=lambda v: results["l2"][str(v)]["mean_retrieved"])
+    chosen = fit_with(train(DOMAINS), best)
+    results["vectors"] = bool(args.vectors)
     results["chosen_l2"] = best
     results["threshold"] = chosen.threshold
     results["un"] = {
@@ -189,14 +229,23 @@ def main() -> None:
     results["seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(results["un"]), flush=True)
     if args.write:
-        WEIGHTS.write_text(
+        args.weights_out.write_text(
             chosen.to_json(
                 fitted_on="MTRAG clapnq, cloud and govt: each turn's top 3 retrieved passages "
                 "(default hybrid retriever, cached eval index, the human rewrite)"
                 + (" and its gold passages" if args.train == "both" else "")
                 + "; a sentence "
-                f"is positive when the F1 oracle quotes it; L2 {best:g} "
-                "(bench/extractive_fit_retrieved.py)"
+                "is positive when the F1 oracle quotes it; "
+                + (
+                    f"L2 {args.l2:g}, vector terms L2 {best:g} "
+                    if args.vectors
+                    else f"L2 {best:g} "
+                )
+                + (f"threshold fixed at {args.threshold:g} " if args.threshold else "")
+                + "(bench/extractive_fit_retrieved.py"
+                + (f" --vectors {best:g} --l2 {args.l2:g}" if args.vectors else "")
+                + (f" --threshold {args.threshold:g}" if args.threshold else "")
+                + ")"
             ),
             encoding="utf-8",
         )

@@ -164,12 +164,19 @@ def main() -> None:
     parser.add_argument(
         "--embeddings", type=Path, default=ROOT / "bench" / ".cache" / "extractive_vectors.npz"
     )
+    parser.add_argument(
+        "--weights",
+        type=Path,
+        default=WEIGHTS,
+        help="the sentence weights (the shipped ones; tellmemore/answer/sentence_vectors.json: "
+        "retrieval.sentence_vectors)",
+    )
     add_selection_flags(parser)
     args = parser.parse_args()
     set_selection(args)
     t0 = time.perf_counter()
     embed = CachedEmbed(args.embeddings)
-    scorer = scoring.Scorer.from_json(WEIGHTS.read_text(encoding="utf-8"))
+    scorer = scoring.Scorer.from_json(args.weights.read_text(encoding="utf-8"))
     groups: dict[str, list[Case]] = {}
     for d in DOMAINS:
         cases = list(mtrag_cases(args.data, d))
@@ -185,6 +192,9 @@ def main() -> None:
         "every": args.every,
         "opening": args.opening,
         "headed": args.headed,
+        "weights": str(args.weights.resolve().relative_to(ROOT))
+        if args.weights.resolve().is_relative_to(ROOT)
+        else str(args.weights),
         "groups": {},
     }
     for name, cases in groups.items():
@@ -206,7 +216,9 @@ def report(results: dict) -> str:
         "assistant's reply as the reference ("
         + ("every turn" if results["every"] == 1 else f"every {results['every']}-th turn")
         + "); MTRAG-UN: the message as typed, `target` as the "
-        "reference. Shipped sentence weights for every set. F1 / recall: "
+        "reference. Sentence weights for every set: "
+        + results.get("weights", "tellmemore/answer/sentence_weights.json (shipped)")
+        + ". F1 / recall: "
         "`answer.overlap.score_text`. changed = turns whose answer differs from gap None "
         "(better / worse F1). known = turns whose 3 quoted hits all have a dense cosine "
         f"(else the gate stays open). Run time {results['seconds']:.0f} s."

@@ -230,6 +230,15 @@ class RetrievalSettings(_Section):
     cloud 0.423 -> 0.415; retrieved passages clapnq 0.252 -> 0.258, cloud 0.260 = 0.259,
     govt 0.288 -> 0.289 (bench/results/continuation.md). No held-out gain, so not the
     default."""
+    sentence_vectors: bool = False
+    """Opt-in (session 28): the offline answer's sentence scorer also reads the MiniLM
+    vectors of query and sentence (their element-wise product and absolute difference,
+    768 weights: `answer.scoring.pair_terms`, `sentence_vectors.json`), not only their
+    cosine. No held-out win, so not the default: MTRAG gold passages (LOO) F1 clapnq
+    0.425 -> 0.424, cloud 0.425 -> 0.408, govt 0.360 -> 0.363; retrieved passages within
+    noise (MTRAG-UN 0.332 -> 0.330, 0.278 -> 0.276); sentence choice alone Clef 81 -> 80/90,
+    TTS 66 -> 67/78, PostHog 75 = 75/84; default-mode trials fully right Clef 71 = 71/97,
+    TTS 60 = 60/93, PostHog (held out) 58 -> 57/99 (bench/results/extractive_vectors.md)."""
     quote_opening: bool = False
     """Opt-in (session 22): the offline answer keeps the top chunk's best sentence (the
     nearest-sentence and asked-words rules do not displace it) and quotes the top chunk's

@@ -98,8 +98,10 @@ def shorter(answer: str, question: str, embed: scoring.Embed | None = None) -> s
         return _cut(answer.strip(), "")
     if len(pieces) > 1:
         candidates = [scoring.Candidate(t, 0, i) for i, (t, _) in enumerate(pieces)]
-        x = scoring.features(question, candidates, [""], asked_type(question), embed)
-        p = scoring.shipped().probabilities(x)
+        x, vectors = scoring.features_and_vectors(
+            question, candidates, [""], asked_type(question), embed
+        )
+        p = scoring.shipped().probabilities(x, vectors)
         ranked = sorted(range(len(pieces)), key=lambda i: (-p[i], i))
         keep = [ranked[0]]
         if len(pieces[ranked[0]][0].split()) < SECOND_SENTENCE_WORDS:

@@ -249,8 +249,8 @@ def _fitted_scores(
     candidates = candidates_of(chunk_units)
     headers = [h.chunk.header or h.chunk.title or "" for h in hits[:MAX_CHUNKS]]
     kind = asked_type(query)
-    x = scoring.features(query, candidates, headers, kind, embed)
-    p = scorer.probabilities(x)
+    x, vectors = scoring.features_and_vectors(query, candidates, headers, kind, embed)
+    p = scorer.probabilities(x, vectors)
     scored = [
         (float(pi), c.hit_index, c.position, c.text) for pi, c in zip(p, candidates, strict=True)
     ]

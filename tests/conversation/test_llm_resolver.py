@@ -36,7 +36,10 @@ def resolver(server: ScriptedLLMServer) -> Iterator[LLMResolver]:
     settings = LLMSettings(
         # a 3 s timeout: a loopback reply starved of CPU on a loaded machine took over 1 s
         # and read as a timeout where the test asserts another fallback
-        base_url=server.base_url, timeout_s=3.0, deadline_s=4.0, max_retry_after_s=1.5
+        base_url=server.base_url,
+        timeout_s=3.0,
+        deadline_s=4.0,
+        max_retry_after_s=1.5,
     )
     with LLMClient(settings) as client:
         yield LLMResolver(client)
