@@ -22,7 +22,8 @@ Every text is embedded once (MiniLM, as the product embeds sentences). `fit` fit
 detector (`answer.answer_detector`) leave-one-domain-out, gives every example its turn
 feature (the best logit over its top five passages' sentences) from a detector that never
 saw its domain, fits the abstain scorer with and without it, and reports MTRAG LOO and
-MTRAG-UN (thresholds chosen on MTRAG only). bench/results/answer_detector.md.
+MTRAG-UN (thresholds chosen on MTRAG only): bench/results/answer_detector_tables.md (the
+reading is in answer_detector.md).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from tellmemore.answer import answerability  # noqa: E402
 from tellmemore.answer.answer_detector import FEATURE, FLOOR, Detector, pair_features  # noqa: E402
 from tellmemore.answer.scorer import Scorer  # noqa: E402
 
-OUT = ROOT / "bench" / "results" / "answer_detector.md"
+OUT = ROOT / "bench" / "results" / "answer_detector_tables.md"
 FIGURES = ROOT / "bench" / "results" / "answer_detector.json"
 DETECTOR = ROOT / "tellmemore" / "answer" / "answer_detector.json"
 MODEL = ROOT / "tellmemore" / "answer" / "abstain_detector_model.json"

@@ -141,10 +141,16 @@ def best_logit(
     detector: Detector | None = None,
 ) -> float:
     """The detector's best logit over the sentences of the top passages (`FLOOR` when
-    there is no question, sentence or embedder)."""
+    there is no question, sentence or embedder). ValueError when the embedder is not the
+    one it was fitted on (its vectors are another size)."""
     texts = turn_sentences(hits)
     if embed is None or not question.strip() or not texts:
         return FLOOR
     vectors = np.asarray(embed([question, *texts]), dtype=float)
     d = detector or shipped()
+    if 2 * vectors.shape[1] + len(SCALARS) != len(d.weights):
+        raise ValueError(
+            f"the answer detector reads {(len(d.weights) - len(SCALARS)) // 2}-dimensional "
+            f"vectors (all-MiniLM-L6-v2); this embedder gives {vectors.shape[1]}"
+        )
     return float(d.logits(pair_features(question, vectors[0], texts, vectors[1:])).max())

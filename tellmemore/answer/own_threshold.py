@@ -83,7 +83,10 @@ def probe_features(
         feats = answerability.features(
             [probe], own, per_query, term_stats, calibration, probe, [], embed
         )
-        feats[answer_detector.FEATURE] = answer_detector.best_logit(probe, own, embed)
+        try:
+            feats[answer_detector.FEATURE] = answer_detector.best_logit(probe, own, embed)
+        except ValueError:  # another embedder: only a model that does not read it applies
+            pass
         rows.append({k: float(v) for k, v in feats.items()})
     return rows
 
