@@ -16,6 +16,7 @@ model and quantile is then a sort.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -83,10 +84,9 @@ def probe_features(
         feats = answerability.features(
             [probe], own, per_query, term_stats, calibration, probe, [], embed
         )
-        try:
+        # another embedder's vectors (ValueError): only a model that does not read it applies
+        with contextlib.suppress(ValueError):
             feats[answer_detector.FEATURE] = answer_detector.best_logit(probe, own, embed)
-        except ValueError:  # another embedder: only a model that does not read it applies
-            pass
         rows.append({k: float(v) for k, v in feats.items()})
     return rows
 
