@@ -14,6 +14,11 @@ answer. The answer's text, without its citation markers, is scored on content wo
 (`answer.overlap.score_text`). A turn that abstains or asks back scores 0 and is counted, so
 a change that answers less cannot look better. Per-turn F1 is stored: compare two trees with
 `bench/paired_f1.py A.json B.json --gap answer`. Nothing here is fitted.
+
+`--set SECTION.KEY=VALUE` (repeatable) runs an opt-in on top of the defaults
+(`--set retrieval.quote_headed=true`), `--const NAME=VALUE` a `conversation.constants`
+switch (`--const TERM_CARRY=true`); `bench/turn_answers_table.py` compares such runs with
+the defaults' (bench/results/turn_answers.md).
 """
 
 from __future__ import annotations
