@@ -14,6 +14,11 @@ answer. The answer's text, without its citation markers, is scored on content wo
 (`answer.overlap.score_text`). A turn that abstains or asks back scores 0 and is counted, so
 a change that answers less cannot look better. Per-turn F1 is stored: compare two trees with
 `bench/paired_f1.py A.json B.json --gap answer`. Nothing here is fitted.
+
+`--set SECTION.KEY=VALUE` (repeatable) runs an opt-in on top of the defaults
+(`--set retrieval.quote_headed=true`), `--const NAME=VALUE` a `conversation.constants`
+switch (`--const TERM_CARRY=true`); `bench/turn_answers_table.py` compares such runs with
+the defaults' (bench/results/turn_answers.md).
 """
 
 from __future__ import annotations
@@ -32,10 +37,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from behaviour_features import corpus_dir  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
 
 from tellmemore.answer.overlap import score_text  # noqa: E402
 from tellmemore.answer.stream import DoneEvent  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
+from tellmemore.conversation import constants as C  # noqa: E402
 from tellmemore.conversation.resolvers import EmbeddedResolver  # noqa: E402
 from tellmemore.eval.corpus import ensure_index  # noqa: E402
 from tellmemore.eval.datasets import load_dataset  # noqa: E402
@@ -95,6 +102,53 @@ def un_cases(data: Path, domain: str) -> Iterator[Case]:
                     _history(t.get("history") or []),
                     t["target"].strip(),
                 )
+
+
+def _value(text: str) -> object:
+    """A `--set` value: JSON when it parses (true, 0.5, null, "x"), else the string."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _pair(item: str) -> tuple[str, object]:
+    key, sep, raw = item.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"expected NAME=VALUE, got {item!r}")
+    return key.strip(), _value(raw.strip())
+
+
+def settings_with(items: list[str]) -> Settings:
+    """Default Settings with each `SECTION.KEY=VALUE` of `items` applied (validated, so a
+    wrong type fails as it would in tellmemore.toml); an unknown section or key fails."""
+    sections: dict[str, dict[str, object]] = {}
+    base = Settings()
+    for item in items:
+        key, value = _pair(item)
+        section, dot, name = key.partition(".")
+        field = getattr(base, section, None) if dot else None
+        if not isinstance(field, BaseModel) or name not in type(field).model_fields:
+            raise ValueError(f"unknown setting {key!r} (expected SECTION.KEY of Settings)")
+        sections.setdefault(section, {})[name] = value
+    updates = {
+        s: type(getattr(base, s)).model_validate({**getattr(base, s).model_dump(), **values})
+        for s, values in sections.items()
+    }
+    return base.model_copy(update=updates)
+
+
+def apply_constants(items: list[str]) -> dict[str, object]:
+    """Set each `NAME=VALUE` of `items` on `conversation.constants` (opt-in steps kept as
+    constants, e.g. TERM_CARRY=true); an unknown name fails. Returns what was set."""
+    done: dict[str, object] = {}
+    for item in items:
+        name, value = _pair(item)
+        if not name.isupper() or not hasattr(C, name):
+            raise ValueError(f"unknown constant {name!r} of tellmemore.conversation.constants")
+        setattr(C, name, value)
+        done[name] = value
+    return done
 
 
 def run_turn(runner: TurnRunner, case: Case) -> Answer:
@@ -197,8 +251,26 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--every", type=int, default=1, help="every n-th turn only")
     parser.add_argument("--domains", nargs="*", default=list(DOMAINS))
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="SECTION.KEY=VALUE",
+        help="override a Settings field (repeatable); VALUE is read as JSON, else a string",
+    )
+    parser.add_argument(
+        "--const",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a conversation.constants value (repeatable), e.g. TERM_CARRY=true",
+    )
     args = parser.parse_args()
-    settings = Settings()
+    try:
+        settings = settings_with(args.set)
+        apply_constants(args.const)
+    except ValueError as e:
+        parser.error(str(e))
     started = time.perf_counter()
     rows: list[dict] = []
     for domain in args.domains:
@@ -212,7 +284,16 @@ def main() -> None:
     command = "bench/turn_answers.py " + " ".join(sys.argv[1:])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(
-        json.dumps({"command": command, "groups": summary, "rows": rows}, indent=1)
+        json.dumps(
+            {
+                "command": command,
+                "set": args.set,
+                "const": args.const,
+                "groups": summary,
+                "rows": rows,
+            },
+            indent=1,
+        )
     )
     args.out.with_suffix(".md").write_text(markdown(summary, command, seconds))
     print(markdown(summary, command, seconds))
