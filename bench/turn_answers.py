@@ -45,7 +45,7 @@ from tellmemore.config import Settings  # noqa: E402
 from tellmemore.conversation import constants as C  # noqa: E402
 from tellmemore.conversation.resolvers import EmbeddedResolver  # noqa: E402
 from tellmemore.eval.corpus import ensure_index  # noqa: E402
-from tellmemore.eval.datasets import load_dataset  # noqa: E402
+from tellmemore.eval.datasets import Dataset, load_dataset  # noqa: E402
 from tellmemore.index.embedders import load_embedder  # noqa: E402
 from tellmemore.retrieval import Retriever  # noqa: E402
 from tellmemore.state.conversations import ConversationStore  # noqa: E402
@@ -74,19 +74,18 @@ def _history(raw: list[dict]) -> tuple[Turn, ...]:
     return tuple(Turn(role=h["role"], content=h["content"]) for h in raw)
 
 
-def mtrag_cases(data: Path, domain: str) -> Iterator[Case]:
-    """MTRAG's follow-ups, each with the assistant's reply that followed it."""
-    with (data / "mtrag" / domain / "conversations.jsonl").open(encoding="utf-8") as f:
-        turns = [json.loads(line) for line in f]
+def mtrag_cases(dataset: Dataset, domain: str) -> Iterator[Case]:
+    """MTRAG's follow-ups as `load_dataset` validated them, each with the assistant's reply
+    that followed it (the last history item of the conversation's next turn)."""
     reply = {
-        (t["conversation_id"], t["turn"] - 1): t["history"][-1]["content"]
-        for t in turns
-        if t["history"] and t["history"][-1]["role"] == "assistant"
+        (t.conversation_id, t.turn - 1): t.history[-1].content
+        for t in dataset.turns
+        if t.history and t.history[-1].role == "assistant"
     }
-    for t in turns:
-        ref = reply.get((t["conversation_id"], t["turn"]))
-        if ref and t["history"]:
-            yield Case(domain, t["task_id"], t["message"], _history(t["history"]), ref)
+    for t in dataset.turns:
+        ref = reply.get((t.conversation_id, t.turn))
+        if ref and t.history:
+            yield Case(domain, t.task_id, t.message, tuple(t.history), ref)
 
 
 def un_cases(data: Path, domain: str) -> Iterator[Case]:
@@ -165,11 +164,8 @@ def answer_text(answer: Answer) -> str:
     return _MARKER.sub("", answer.answer).strip()
 
 
-def run_domain(
-    domain: str, cases: list[Case], data: Path, cache: Path, settings: Settings
-) -> list[dict]:
+def run_domain(dataset: Dataset, cases: list[Case], cache: Path, settings: Settings) -> list[dict]:
     embedder = load_embedder(settings.embedder)
-    dataset = load_dataset(corpus_dir(data / "mtrag" / domain), skip_invalid=True)
     index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=cache)
     rows: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -274,10 +270,11 @@ def main() -> None:
     started = time.perf_counter()
     rows: list[dict] = []
     for domain in args.domains:
-        cases = list(mtrag_cases(args.data, domain))
+        dataset = load_dataset(corpus_dir(args.data / "mtrag" / domain), skip_invalid=True)
+        cases = list(mtrag_cases(dataset, domain))
         if domain in UN_DOMAINS:
             cases += list(un_cases(args.data, domain))
-        rows += run_domain(domain, cases[:: args.every], args.data, args.cache, settings)
+        rows += run_domain(dataset, cases[:: args.every], args.cache, settings)
         print(f"{domain}: {len(rows)} turns so far", file=sys.stderr)
     summary = summarise(rows)
     seconds = time.perf_counter() - started
