@@ -8,7 +8,6 @@ A noun the documents call one thing by ("the office") is answered."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,28 +20,15 @@ from tellmemore.assistant import Assistant
 from tellmemore.config import Settings
 from tellmemore.types import Chunk, Hit, Turn
 
-CORPUS = Path(__file__).resolve().parents[2] / "bench" / "data" / "clef_handbook"
-NOT_DOCUMENTS = ("README.md", "LICENSE.md")
-
-
-@pytest.fixture(scope="module")
-def _clef_project(tmp_path_factory: pytest.TempPathFactory, minilm: Any) -> Path:
-    root = tmp_path_factory.mktemp("clef")
-    shutil.copytree(CORPUS, root / "docs", ignore=shutil.ignore_patterns(*NOT_DOCUMENTS))
-    assistant = Assistant(Settings(project_dir=root / "project"), embedder=minilm)
-    assistant.ingest([root / "docs"])
-    assistant.close()
-    return root / "project"
-
 
 def _open(project: Path, minilm: Any, **retrieval: Any) -> Assistant:
     return Assistant(Settings(project_dir=project, retrieval=retrieval), embedder=minilm)
 
 
 @pytest.fixture(scope="module", params=["floor", "judged"])
-def clef(request: pytest.FixtureRequest, _clef_project: Path, minilm: Any) -> Iterator[Assistant]:
+def clef(request: pytest.FixtureRequest, clef_project: Path, minilm: Any) -> Iterator[Assistant]:
     """Both abstention modes, the rule switched on (`retrieval.ask_from_text`, opt-in)."""
-    assistant = _open(_clef_project, minilm, abstention=request.param, ask_from_text=True)
+    assistant = _open(clef_project, minilm, abstention=request.param, ask_from_text=True)
     yield assistant
     assistant.close()
 
@@ -62,8 +48,8 @@ def test_a_bare_noun_the_text_names_several_things_of_asks_which(clef: Assistant
 
 
 @pytest.mark.model
-def test_by_default_the_bare_noun_is_answered(_clef_project: Path, minilm: Any) -> None:
-    assistant = _open(_clef_project, minilm)
+def test_by_default_the_bare_noun_is_answered(clef_project: Path, minilm: Any) -> None:
+    assistant = _open(clef_project, minilm)
     try:
         answer = assistant.session().ask("What's the budget?")
     finally:

@@ -6,7 +6,6 @@ or one that points at nothing, is answered; a follow-up's pronoun is the resolve
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,24 +17,11 @@ from tellmemore.assistant import Assistant
 from tellmemore.config import Settings
 from tellmemore.types import Resolution, Turn
 
-CORPUS = Path(__file__).resolve().parents[2] / "bench" / "data" / "clef_handbook"
-NOT_DOCUMENTS = ("README.md", "LICENSE.md")
-
-
-@pytest.fixture(scope="module")
-def _clef_project(tmp_path_factory: pytest.TempPathFactory, minilm: Any) -> Path:
-    root = tmp_path_factory.mktemp("clef")
-    shutil.copytree(CORPUS, root / "docs", ignore=shutil.ignore_patterns(*NOT_DOCUMENTS))
-    assistant = Assistant(Settings(project_dir=root / "project"), embedder=minilm)
-    assistant.ingest([root / "docs"])
-    assistant.close()
-    return root / "project"
-
 
 @pytest.fixture(scope="module", params=["floor", "judged"])
-def clef(request: pytest.FixtureRequest, _clef_project: Path, minilm: Any) -> Iterator[Assistant]:
+def clef(request: pytest.FixtureRequest, clef_project: Path, minilm: Any) -> Iterator[Assistant]:
     """The default mode (abstention by the floors) and the judged one both ask back."""
-    settings = Settings(project_dir=_clef_project, retrieval={"abstention": request.param})
+    settings = Settings(project_dir=clef_project, retrieval={"abstention": request.param})
     assistant = Assistant(settings, embedder=minilm)
     yield assistant
     assistant.close()
