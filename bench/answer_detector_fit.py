@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> None:
     vec = Vectors(data["texts"], np.load(VECTORS))
     pairs, examples, un_ex = data["pairs"], data["examples"], data["un"]
     lines = [
-        "# A sentence-level answer detector as an abstain feature (session 28, issue 22 item 1)",
+        "# A sentence-level answer detector as an abstain feature (session 24, issue 22 item 1)",
         "",
     ]
     # 1. the detector, sentence level and turn level, leave one domain out

@@ -236,7 +236,7 @@ class RetrievalSettings(_Section):
     govt 0.288 -> 0.289 (bench/results/continuation.md). No held-out gain, so not the
     default."""
     sentence_vectors: bool = False
-    """Opt-in (session 28): the offline answer's sentence scorer also reads the MiniLM
+    """Opt-in (session 24): the offline answer's sentence scorer also reads the MiniLM
     vectors of query and sentence (their element-wise product and absolute difference,
     768 weights: `answer.scoring.pair_terms`, `sentence_vectors.json`), not only their
     cosine. No held-out win, so not the default: MTRAG gold passages (LOO) F1 clapnq
