@@ -17,6 +17,8 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -55,6 +57,29 @@ def corpus_dir(folder: Path) -> Path:
     return folder
 
 
+@contextmanager
+def product_runner(index, embedder, settings: Settings) -> Iterator[tuple[Retriever, TurnRunner]]:  # type: ignore[no-untyped-def]
+    """A retriever and a `TurnRunner` over `index` as the product builds them (embedded
+    resolver, a throwaway state.db); `index` is closed on exit. Shared by the benches that
+    replay labelled turns (gold_removal.py, turn_answers.py)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        state = StateDB(Path(tmp) / "state.db")
+        try:
+            retriever = Retriever(index, embedder, settings.retrieval)
+            yield (
+                retriever,
+                TurnRunner(
+                    settings=settings,
+                    retriever=retriever,
+                    resolver=EmbeddedResolver(),
+                    store=ConversationStore(state),
+                ),
+            )
+        finally:
+            state.close()
+            index.close()
+
+
 def run_to_search(  # type: ignore[no-untyped-def]
     message: str, history: list, runner: TurnRunner, index, settings: Settings
 ) -> tuple[str, tuple | None]:
@@ -89,53 +114,41 @@ def rows_for(  # type: ignore[no-untyped-def]
         dataset = load_dataset(corpus_dir(data / domain), skip_invalid=True)
         index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=cache)
     out: list[dict] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        state = StateDB(Path(tmp) / "state.db")
-        try:
-            retriever = Retriever(index, embedder, settings.retrieval)
-            runner = TurnRunner(
-                settings=settings,
-                retriever=retriever,
-                resolver=EmbeddedResolver(),
-                store=ConversationStore(state),
+    with product_runner(index, embedder, settings) as (retriever, runner):
+        for turn in load_behaviour(data / domain):
+            history = list(turn.history)
+            row = {
+                "domain": domain,
+                "task_id": turn.task_id,
+                "label": turn.label,
+                "message": turn.message,
+                "first_turn": not history,
+                "path": "judged",
+            }
+            stopped, ran = run_to_search(turn.message, history, runner, index, settings)
+            if ran is None:
+                out.append({**row, "path": stopped})
+                continue
+            req, resolution, phrasings = ran
+            result = retriever.search(phrasings.queries, weights=phrasings.weights)
+            if not result.hits:
+                out.append({**row, "path": "nothing retrieved"})
+                continue
+            verdict = runner._judge(
+                turn.message, history, resolution, result, phrasings.evidence(), req
             )
-            for turn in load_behaviour(data / domain):
-                history = list(turn.history)
-                row = {
-                    "domain": domain,
-                    "task_id": turn.task_id,
-                    "label": turn.label,
-                    "message": turn.message,
-                    "first_turn": not history,
-                    "path": "judged",
+            options = clarify.options(turn.message, history, result.hits)
+            asks_back = clarify.ask_back(turn.message, history, resolution, result.hits)
+            out.append(
+                {
+                    **row,
+                    "features": dict(verdict.features),
+                    "options": options,
+                    "asks_back": asks_back is not None,
+                    "query": resolution.query,
+                    "retrieved": retrieved(resolution, result, phrasings.evidence()),
                 }
-                stopped, ran = run_to_search(turn.message, history, runner, index, settings)
-                if ran is None:
-                    out.append({**row, "path": stopped})
-                    continue
-                req, resolution, phrasings = ran
-                result = retriever.search(phrasings.queries, weights=phrasings.weights)
-                if not result.hits:
-                    out.append({**row, "path": "nothing retrieved"})
-                    continue
-                verdict = runner._judge(
-                    turn.message, history, resolution, result, phrasings.evidence(), req
-                )
-                options = clarify.options(turn.message, history, result.hits)
-                asks_back = clarify.ask_back(turn.message, history, resolution, result.hits)
-                out.append(
-                    {
-                        **row,
-                        "features": dict(verdict.features),
-                        "options": options,
-                        "asks_back": asks_back is not None,
-                        "query": resolution.query,
-                        "retrieved": retrieved(resolution, result, phrasings.evidence()),
-                    }
-                )
-        finally:
-            state.close()
-            index.close()
+            )
     return out
 
 

@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,20 +38,16 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from behaviour_features import run_to_search  # noqa: E402
+from behaviour_features import product_runner, run_to_search  # noqa: E402
 
 from tellmemore.answer import answerability  # noqa: E402
 from tellmemore.answer.abstain import evidence_hits  # noqa: E402
 from tellmemore.answer.calibration import Calibrator  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
-from tellmemore.conversation.resolvers import EmbeddedResolver  # noqa: E402
 from tellmemore.eval.corpus import ensure_index  # noqa: E402
 from tellmemore.eval.datasets import iter_corpus, load_dataset  # noqa: E402
 from tellmemore.index.embedders import load_embedder  # noqa: E402
-from tellmemore.retrieval import Retriever, fuse_lists  # noqa: E402
-from tellmemore.state.conversations import ConversationStore  # noqa: E402
-from tellmemore.state.db import StateDB  # noqa: E402
-from tellmemore.turn import TurnRunner  # noqa: E402
+from tellmemore.retrieval import fuse_lists  # noqa: E402
 from tellmemore.types import Hit  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "bench" / "mtrag"
@@ -112,46 +107,34 @@ def search_domain(  # type: ignore[no-untyped-def]
     dataset = load_dataset(data / domain, skip_invalid=True)
     index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=cache)
     out: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        state = StateDB(Path(tmp) / "state.db")
-        try:
-            retriever = Retriever(index, embedder, settings.retrieval)
-            runner = TurnRunner(
-                settings=settings,
-                retriever=retriever,
-                resolver=EmbeddedResolver(),
-                store=ConversationStore(state),
-            )
-            for turn in dataset.turns[:limit]:
-                history = list(turn.history)
-                row: dict[str, Any] = {
-                    "domain": domain,
-                    "task_id": turn.task_id,
-                    "gold": list(turn.gold),
-                    "path": "searched",
+    with product_runner(index, embedder, settings) as (retriever, runner):
+        for turn in dataset.turns[:limit]:
+            history = list(turn.history)
+            row: dict[str, Any] = {
+                "domain": domain,
+                "task_id": turn.task_id,
+                "gold": list(turn.gold),
+                "path": "searched",
+            }
+            stopped, ran = run_to_search(turn.message, history, runner, index, settings)
+            if ran is None:
+                out.append({**row, "path": stopped})
+                continue
+            ph = ran[2]
+            queries, weights = unique_queries(ph.queries, ph.weights)
+            result = retriever.search(queries, weights=weights, k=DEEP_K)
+            depth = product_depth(settings, len(queries)) + KEEP
+            out.append(
+                {
+                    **row,
+                    "queries": queries,
+                    "weights": weights,
+                    "asked": list(ph.evidence()),
+                    "per_query": {q: _scores(hs[:depth]) for q, hs in result.per_query.items()},
                 }
-                stopped, ran = run_to_search(turn.message, history, runner, index, settings)
-                if ran is None:
-                    out.append({**row, "path": stopped})
-                    continue
-                ph = ran[2]
-                queries, weights = unique_queries(ph.queries, ph.weights)
-                result = retriever.search(queries, weights=weights, k=DEEP_K)
-                depth = product_depth(settings, len(queries)) + KEEP
-                out.append(
-                    {
-                        **row,
-                        "queries": queries,
-                        "weights": weights,
-                        "asked": list(ph.evidence()),
-                        "per_query": {q: _scores(hs[:depth]) for q, hs in result.per_query.items()},
-                    }
-                )
-                if len(out) % 50 == 0:
-                    print(f"  {domain}: {len(out)} turns", flush=True)
-        finally:
-            state.close()
-            index.close()
+            )
+            if len(out) % 50 == 0:
+                print(f"  {domain}: {len(out)} turns", flush=True)
     return out
 
 

@@ -27,7 +27,6 @@ import argparse
 import json
 import re
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,20 +35,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from behaviour_features import corpus_dir  # noqa: E402
+from behaviour_features import corpus_dir, product_runner  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
 from tellmemore.answer.overlap import score_text  # noqa: E402
 from tellmemore.answer.stream import DoneEvent  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.conversation import constants as C  # noqa: E402
-from tellmemore.conversation.resolvers import EmbeddedResolver  # noqa: E402
 from tellmemore.eval.corpus import ensure_index  # noqa: E402
 from tellmemore.eval.datasets import Dataset, load_dataset  # noqa: E402
 from tellmemore.index.embedders import load_embedder  # noqa: E402
-from tellmemore.retrieval import Retriever  # noqa: E402
-from tellmemore.state.conversations import ConversationStore  # noqa: E402
-from tellmemore.state.db import StateDB  # noqa: E402
 from tellmemore.turn import TurnRequest, TurnRunner  # noqa: E402
 from tellmemore.types import Answer, Turn  # noqa: E402
 
@@ -168,35 +163,24 @@ def run_domain(dataset: Dataset, cases: list[Case], cache: Path, settings: Setti
     embedder = load_embedder(settings.embedder)
     index, _ = ensure_index(dataset, embedder=embedder, settings=settings, cache_dir=cache)
     rows: list[dict] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        state = StateDB(Path(tmp) / "state.db")
-        try:
-            runner = TurnRunner(
-                settings=settings,
-                retriever=Retriever(index, embedder, settings.retrieval),
-                resolver=EmbeddedResolver(),
-                store=ConversationStore(state),
+    with product_runner(index, embedder, settings) as (_, runner):
+        for case in cases:
+            a = run_turn(runner, case)
+            asked = a.clarification is not None
+            text = "" if a.abstained or asked else answer_text(a)
+            recall, f1 = score_text(text, case.reference) if text else (0.0, 0.0)
+            rows.append(
+                {
+                    "group": case.group,
+                    "task_id": case.task_id,
+                    "abstained": a.abstained,
+                    "asked": asked,
+                    "query": a.standalone_query,
+                    "words": len(text.split()),
+                    "recall": round(recall, 4),
+                    "f1": round(f1, 4),
+                }
             )
-            for case in cases:
-                a = run_turn(runner, case)
-                asked = a.clarification is not None
-                text = "" if a.abstained or asked else answer_text(a)
-                recall, f1 = score_text(text, case.reference) if text else (0.0, 0.0)
-                rows.append(
-                    {
-                        "group": case.group,
-                        "task_id": case.task_id,
-                        "abstained": a.abstained,
-                        "asked": asked,
-                        "query": a.standalone_query,
-                        "words": len(text.split()),
-                        "recall": round(recall, 4),
-                        "f1": round(f1, 4),
-                    }
-                )
-        finally:
-            state.close()
-            index.close()
     return rows
 
 
