@@ -6,6 +6,7 @@ import importlib.util
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 import typer.main
@@ -52,3 +53,28 @@ def test_readme_names_every_top_level_command() -> None:
     for name, _ in _commands():
         top = " ".join(name.split()[:2])
         assert f"`{top}" in readme, f"README does not mention {top}"
+
+
+def test_readme_configuration_example_loads(tmp_path: Path, monkeypatch: Any) -> None:
+    """The README's `tellmemore.toml` example is a valid configuration, read as a user's file."""
+    from tellmemore.config import Settings
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"```toml\n(.*?)```", readme, re.S)
+    assert example, "README has no tellmemore.toml example"
+    config = tmp_path / "tellmemore.toml"
+    config.write_text(example.group(1), encoding="utf-8")
+    monkeypatch.setenv("TELLMEMORE_CONFIG", str(config))
+    settings = Settings()
+    assert settings.retrieval.abstention == "floor"
+    assert settings.llm.base_url == "http://127.0.0.1:11434/v1"
+    assert settings.conversation.window == 3
+
+
+def test_features_page_links_exist() -> None:
+    """Every result file `docs/features.md` points at is committed."""
+    page = (ROOT / "docs" / "features.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"bench/results/([\w./-]+\.md)", page))
+    assert named
+    missing = [n for n in sorted(named) if not (ROOT / "bench" / "results" / n).exists()]
+    assert not missing, f"docs/features.md names missing results: {missing}"
