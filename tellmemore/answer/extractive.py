@@ -249,7 +249,8 @@ def _fitted_scores(
     candidates = candidates_of(chunk_units)
     headers = [h.chunk.header or h.chunk.title or "" for h in hits[:MAX_CHUNKS]]
     kind = asked_type(query)
-    x, vectors = scoring.features_and_vectors(query, candidates, headers, kind, embed)
+    ranks = scoring.passage_ranks([h.dense for h in hits[:MAX_CHUNKS]], scorer.rank_by)
+    x, vectors = scoring.features_and_vectors(query, candidates, headers, kind, embed, ranks)
     p = scorer.probabilities(x, vectors)
     scored = [
         (float(pi), c.hit_index, c.position, c.text) for pi, c in zip(p, candidates, strict=True)
