@@ -67,6 +67,9 @@ FIXED: dict[str, float] = {}
 """`--threshold`: the threshold every fit keeps instead of the one its own F1 chooses."""
 GAP = 0.1
 """`retrieval.spread_gap`'s default, as the answer runs."""
+RANK_BY = {"rank_by": "fused"}
+"""`--rank-by`: what the `rank` feature reads in the fit and in the fitted scorer
+(`scoring.passage_ranks`)."""
 
 
 def rows(cases: Sequence[Case], embed: CachedEmbed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -80,8 +83,9 @@ def rows(cases: Sequence[Case], embed: CachedEmbed) -> tuple[np.ndarray, np.ndar
         if not candidates:
             continue
         headers = [h.chunk.header or h.chunk.title or "" for h in hits]
+        ranks = scoring.passage_ranks([h.dense for h in hits], RANK_BY["rank_by"])
         x, vectors = scoring.features_and_vectors(
-            c.query, candidates, headers, asked_type(c.query), embed
+            c.query, candidates, headers, asked_type(c.query), embed, ranks
         )
         _, member = labels([k.text for k in candidates], c.reference, c.query, "f1", rarity([]))
         xs.append(x)
@@ -115,6 +119,7 @@ def fitted(
         scorer = scoring.fit(x, y, l2=l2)
     else:
         scorer = scoring.fit(x, y, l2=l2, pairs=pairs, l2_pairs=l2_pairs)
+    scorer = replace(scorer, rank_by=RANK_BY["rank_by"])
     if "threshold" in FIXED:
         return replace(scorer, threshold=FIXED["threshold"])
     best = max(THRESHOLDS, key=lambda t: f1(cases, embed, replace(scorer, threshold=t), GAP))
@@ -157,7 +162,15 @@ def main() -> None:
     parser.add_argument(
         "--weights-out", type=Path, default=WEIGHTS, help="where --write writes the weights"
     )
+    parser.add_argument(
+        "--rank-by",
+        choices=scoring.RANK_BY,
+        default="fused",
+        help="what the rank feature reads: the fused order (shipped), the passages' own "
+        "dense cosine order, or nothing",
+    )
     args = parser.parse_args()
+    RANK_BY["rank_by"] = args.rank_by
     if args.threshold is not None:
         FIXED["threshold"] = args.threshold
     t0 = time.perf_counter()
@@ -242,9 +255,11 @@ def main() -> None:
                     else f"L2 {best:g} "
                 )
                 + (f"threshold fixed at {args.threshold:g} " if args.threshold else "")
+                + (f"rank by {args.rank_by} " if args.rank_by != "fused" else "")
                 + "(bench/extractive_fit_retrieved.py"
                 + (f" --vectors {best:g} --l2 {args.l2:g}" if args.vectors else "")
                 + (f" --threshold {args.threshold:g}" if args.threshold else "")
+                + (f" --rank-by {args.rank_by}" if args.rank_by != "fused" else "")
                 + ")"
             ),
             encoding="utf-8",

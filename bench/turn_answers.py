@@ -24,6 +24,7 @@ the defaults' (bench/results/turn_answers.md).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import re
 import sys
@@ -38,6 +39,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 from behaviour_features import corpus_dir, product_runner  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
+from tellmemore.answer import scoring  # noqa: E402
 from tellmemore.answer.overlap import score_text  # noqa: E402
 from tellmemore.answer.stream import DoneEvent  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
@@ -134,15 +136,25 @@ def settings_with(items: list[str]) -> Settings:
 
 def apply_constants(items: list[str]) -> dict[str, object]:
     """Set each `NAME=VALUE` of `items` on `conversation.constants` (opt-in steps kept as
-    constants, e.g. TERM_CARRY=true); an unknown name fails. Returns what was set."""
+    constants, e.g. TERM_CARRY=true), or `module.NAME=VALUE` on a module under `tellmemore.`
+    (`retrieval.MULTI_QUERY_QPP=2`); an unknown name fails. Returns what was set."""
     done: dict[str, object] = {}
     for item in items:
         name, value = _pair(item)
-        if not name.isupper() or not hasattr(C, name):
-            raise ValueError(f"unknown constant {name!r} of tellmemore.conversation.constants")
-        setattr(C, name, value)
+        module_name, _, const = name.rpartition(".")
+        module = importlib.import_module(f"tellmemore.{module_name}") if module_name else C
+        if not const.isupper() or not hasattr(module, const):
+            raise ValueError(f"unknown constant {name!r} (of tellmemore.conversation.constants)")
+        setattr(module, const, value)
         done[name] = value
     return done
+
+
+def use_weights(path: Path) -> None:
+    """Answer with the sentence scorer in `path` (a `sentence_weights.json` fitted by
+    `bench/extractive_fit_retrieved.py --write --weights-out`) instead of the shipped one."""
+    scorer = scoring.Scorer.from_json(path.read_text(encoding="utf-8"))
+    scoring.shipped = lambda vectors=False: scorer  # type: ignore[assignment]
 
 
 def run_turn(runner: TurnRunner, case: Case) -> Answer:
@@ -245,7 +257,14 @@ def main() -> None:
         metavar="NAME=VALUE",
         help="set a conversation.constants value (repeatable), e.g. TERM_CARRY=true",
     )
+    parser.add_argument(
+        "--weights",
+        type=Path,
+        help="answer with this sentence scorer (a sentence_weights.json) instead of the shipped",
+    )
     args = parser.parse_args()
+    if args.weights:
+        use_weights(args.weights)
     try:
         settings = settings_with(args.set)
         apply_constants(args.const)
@@ -270,6 +289,7 @@ def main() -> None:
                 "command": command,
                 "set": args.set,
                 "const": args.const,
+                "weights": str(args.weights) if args.weights else None,
                 "groups": summary,
                 "rows": rows,
             },

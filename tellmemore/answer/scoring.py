@@ -79,6 +79,11 @@ FEATURES = (
     "passage_share",
 )
 
+RANK_BY = ("fused", "dense", "none")
+"""What the `rank` feature reads (`Scorer.rank_by`): the passage's place in the fused order,
+its place among the read passages by its own dense cosine to the query (`passage_ranks`), or
+nothing (every passage rank 0)."""
+
 Embed = Callable[[Sequence[str]], np.ndarray]
 """Texts -> unit-length vectors, one row each (an embedder's `embed_documents`)."""
 
@@ -105,18 +110,41 @@ class Candidate:
     item: bool = False
 
 
+def passage_ranks(dense: Sequence[float | None], rank_by: str = "fused") -> list[int]:
+    """The rank (0 = best) the `rank` feature reads for each read passage, given in fused
+    order with its dense cosine (None: BM25 alone found it).
+
+    "fused" is the fused order itself. "dense" orders the passages by their own cosine to
+    the query (a BM25-only passage last, ties kept in fused order): fusion's weights over
+    the phrasings reorder near-tied passages (fused scores 0.0234, 0.0234, 0.0234), their
+    cosines do not move. "none" gives every passage rank 0 (the feature is constant)."""
+    if rank_by not in RANK_BY:
+        raise ValueError(f"rank_by must be one of {RANK_BY}, got {rank_by!r}")
+    n = len(dense)
+    if rank_by == "fused":
+        return list(range(n))
+    if rank_by == "none":
+        return [0] * n
+    order = sorted(range(n), key=lambda i: (dense[i] is None, -(dense[i] or 0.0), i))
+    out = [0] * n
+    for place, i in enumerate(order):
+        out[i] = place
+    return out
+
+
 def features(
     query: str,
     candidates: Sequence[Candidate],
     headers: Sequence[str],
     kind: AnswerType | None,
     embed: Embed | None,
+    passage_rank: Sequence[int] | None = None,
 ) -> np.ndarray:
     """The feature matrix (len(candidates) x len(FEATURES)) of `candidates` for `query`.
 
     `headers[i]` is chunk i's heading line; `embed` None (no embedder) leaves the two
     cosine features at 0, which the fitted weights read as "no evidence"."""
-    return features_and_vectors(query, candidates, headers, kind, embed)[0]
+    return features_and_vectors(query, candidates, headers, kind, embed, passage_rank)[0]
 
 
 def features_and_vectors(
@@ -125,9 +153,13 @@ def features_and_vectors(
     headers: Sequence[str],
     kind: AnswerType | None,
     embed: Embed | None,
+    passage_rank: Sequence[int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """`features`, and the embedder's vectors they were computed from (the query's first,
-    then each candidate's; None without `embed`): what a scorer with `pair_weights` reads."""
+    then each candidate's; None without `embed`): what a scorer with `pair_weights` reads.
+
+    `passage_rank[i]` is chunk i's rank for the `rank` feature (`passage_ranks`; None: its
+    fused rank, i)."""
     n = len(candidates)
     out = np.zeros((n, len(FEATURES)), dtype=np.float64)
     vectors: np.ndarray | None = None
@@ -168,7 +200,8 @@ def features_and_vectors(
         out[i, col["typed_question"]] = float(kind is not None)
         out[i, col["first"]] = float(c.position == 0)
         out[i, col["position"]] = 1.0 / (1 + c.position)
-        out[i, col["rank"]] = 1.0 / (1 + c.hit_index)
+        place = c.hit_index if passage_rank is None else passage_rank[c.hit_index]
+        out[i, col["rank"]] = 1.0 / (1 + place)
         length = len(WORD.findall(c.text))
         out[i, col["words"]] = math.log1p(length) / 4.0
         out[i, col["short"]] = float(length < 4)
@@ -236,6 +269,9 @@ class Scorer:
     |query - sentence|, 2 x the embedder's dimension; empty: the scalar features only).
     They read which directions of the embedding the question and sentence share, not only
     how close they are: "how long" with a duration, "can I" with a rule."""
+    rank_by: str = "fused"
+    """What the `rank` feature was fitted on (`RANK_BY`, `passage_ranks`); the answer computes
+    it the same way."""
 
     @property
     def interactions(self) -> bool:
@@ -275,6 +311,8 @@ class Scorer:
         if self.interactions:
             data["first_mean"] = [round(m, 6) for m in self.first_mean]
             data["first_scale"] = [round(s, 6) for s in self.first_scale]
+        if self.rank_by != "fused":
+            data["rank_by"] = self.rank_by
         if self.reads_vectors:
             data["version"] = 3
             for name in ("pair_weights", "pair_mean", "pair_scale"):
@@ -301,7 +339,12 @@ class Scorer:
             pair_weights=tuple(data.get("pair_weights", ())),
             pair_mean=tuple(data.get("pair_mean", ())),
             pair_scale=tuple(data.get("pair_scale", ())),
+            rank_by=str(data.get("rank_by", "fused")),
         )
+        if scorer.rank_by not in RANK_BY:
+            raise ValueError(
+                f"sentence weights: rank_by {scorer.rank_by!r} is not one of {RANK_BY}"
+            )
         if not len(scorer.pair_weights) == len(scorer.pair_mean) == len(scorer.pair_scale):
             raise ValueError("sentence weights: vector weights, means and scales differ in length")
         n = len(FEATURES)
