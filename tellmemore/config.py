@@ -138,12 +138,7 @@ class RetrievalSettings(_Section):
     abstains on clapnq 3 -> 4 of 22 and cloud 3 -> 4 of 36 UNANSWERABLE turns at the floor's
     false rate (1/83, 1/86), but on the handbooks it adds false abstentions (TTS 4 -> 5,
     fully right 60 -> 59; PostHog 3 -> 5) and it computes the abstain features (sentence
-    embeddings) on every turn. "answer_detector": a scorer on the best cosines and the
-    sentence-level answer detector (`answer.answer_detector`, MiniLM pair features,
-    fitted on MTRAG by gold removal); opt-in too, not recommended: MTRAG-UN clapnq 3 -> 5
-    of 22 at 1 -> 2/83 false, cloud 3 -> 4 of 36 at 1/86, but fully right Clef 71 -> 70,
-    TTS 60 -> 54, PostHog 58 -> 54 (false abstentions 3 -> 6, 4 -> 13, 3 -> 12)
-    (bench/results/answer_detector.md)."""
+    embeddings) on every turn."""
     abstain_quantile: float = Field(default=0.0, ge=0.0, le=1.0)
     """With `abstain_model` set: its threshold on this index's own scale, the quantile of
     the abstain probabilities of the index's own probes (its headings and sentence

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from tellmemore.answer import answer_detector, answerability, clarify, stated
+from tellmemore.answer import answerability, clarify, stated
 from tellmemore.answer.abstain import evidence_hits
 from tellmemore.answer.calibration import Calibration
 from tellmemore.answer.scorer import Scorer, load_scorer
@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 
 ABSTAIN_MODEL = "abstain_model"
 CLARIFY_MODEL = "clarify_model"
-NAMED_MODELS = {"gold_removal": "abstain_gold_model", "answer_detector": "abstain_detector_model"}
+NAMED_MODELS = {"gold_removal": "abstain_gold_model"}
 """The abstain models shipped for `retrieval.abstain_model`, by the name a user sets."""
 
 
@@ -133,9 +133,6 @@ def scored_abstain(ev: TurnEvidence, model: Scorer, threshold: float | None = No
     `threshold` (None: the model's own; `answer.own_threshold`: this index's)."""
     own = evidence_hits(ev.hits, ev.per_query, ev.asked)
     a = _abstain_features(ev, own)
-    if answer_detector.FEATURE in model.features:  # read only when the model names it
-        question = next((q for q in ev.asked if q.strip()), "")
-        a[answer_detector.FEATURE] = answer_detector.best_logit(question, own, ev.embed)
     return model.probability(a) >= (model.threshold if threshold is None else threshold)
 
 

@@ -16,7 +16,6 @@ model and quantile is then a sort.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import re
@@ -27,7 +26,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from tellmemore.answer import answer_detector, answerability
+from tellmemore.answer import answerability
 from tellmemore.answer.abstain import evidence_hits
 from tellmemore.answer.calibration import Calibration, Calibrator, own_probes
 from tellmemore.answer.scorer import Scorer
@@ -37,9 +36,9 @@ from tellmemore.types import Hit
 log = logging.getLogger(__name__)
 
 NOTE_KEY = "abstain_probes"
-VERSION = 3
-"""Bump when the probes or the features read change: stored notes are recomputed (3: the
-rows carry `answer_detected`, `answer.answer_detector`)."""
+VERSION = 4
+"""Bump when the probes or the features read change: stored notes are recomputed (4: the
+rows no longer carry the removed answer detector's feature)."""
 PROBES = 128
 """Own probes read per index (half headings, half fragments): each is a search and a
 sentence embedding of its top passages, about 0.1-1 s."""
@@ -84,9 +83,6 @@ def probe_features(
         feats = answerability.features(
             [probe], own, per_query, term_stats, calibration, probe, [], embed
         )
-        # another embedder's vectors (ValueError): only a model that does not read it applies
-        with contextlib.suppress(ValueError):
-            feats[answer_detector.FEATURE] = answer_detector.best_logit(probe, own, embed)
         rows.append({k: float(v) for k, v in feats.items()})
     return rows
 
