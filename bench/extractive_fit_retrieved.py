@@ -72,6 +72,24 @@ RANK_BY = {"rank_by": "fused"}
 (`scoring.passage_ranks`)."""
 
 
+def retrieved_cases(kept: Path | None, data: Path, cache: Path) -> dict[str, list[Case]]:
+    """Every MTRAG domain's turns (and MTRAG-UN's answerable ones, "un/<domain>") with their
+    retrieved hits: read from `kept` when it exists, else retrieved and, with a path, kept
+    there (a retrieval pass costs minutes; the fits that read it take seconds)."""
+    if kept and kept.exists():
+        got: dict[str, list[Case]] = pickle.loads(kept.read_bytes())
+        return got
+    got = {}
+    for d in DOMAINS:
+        got[d] = retrieve(list(mtrag_cases(data, d)), d, data, cache, 1)
+        if d in UN_DOMAINS:
+            got[f"un/{d}"] = retrieve(list(un_cases(data, d)), d, data, cache, 1)
+    if kept:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_bytes(pickle.dumps(got))
+    return got
+
+
 def rows(cases: Sequence[Case], embed: CachedEmbed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Feature rows of the candidates the answer reads (top MAX_CHUNKS hits), labelled 1
     when the F1 oracle quotes them, and their vector terms (`scoring.pair_terms`)."""
@@ -175,18 +193,7 @@ def main() -> None:
         FIXED["threshold"] = args.threshold
     t0 = time.perf_counter()
     embed = CachedEmbed(args.embeddings)
-    if args.cases and args.cases.exists():
-        retrieved: dict[str, list[Case]] = pickle.loads(args.cases.read_bytes())
-    else:
-        retrieved = {}
-        for d in DOMAINS:
-            retrieved[d] = retrieve(list(mtrag_cases(args.data, d)), d, args.data, args.cache, 1)
-            if d in UN_DOMAINS:
-                retrieved[f"un/{d}"] = retrieve(
-                    list(un_cases(args.data, d)), d, args.data, args.cache, 1
-                )
-        if args.cases:
-            args.cases.write_bytes(pickle.dumps(retrieved))
+    retrieved = retrieved_cases(args.cases, args.data, args.cache)
     gold = {d: list(mtrag_cases(args.data, d)) for d in DOMAINS}
     gold_un = {d: list(un_cases(args.data, d)) for d in UN_DOMAINS}
     for group in (*retrieved.values(), *gold.values(), *gold_un.values()):

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import pickle
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -37,9 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import extractive_fit_retrieved as efr  # noqa: E402
-from extractive_answers import DATA, DOMAINS, UN_DOMAINS, CachedEmbed, Case, mtrag_cases  # noqa: E402
-from extractive_answers import un_cases as un_answerable  # noqa: E402
-from extractive_retrieved import retrieve  # noqa: E402
+from extractive_answers import DATA, DOMAINS, UN_DOMAINS, CachedEmbed, Case  # noqa: E402
 from paired_f1 import compare  # noqa: E402
 from token_interaction import PAIR_NAMES, TOKEN_FEATURES, TokenEmbed, pair_features  # noqa: E402
 
@@ -106,18 +103,7 @@ def main() -> None:
     parser.add_argument("--l2", type=float, default=10.0)
     args = parser.parse_args()
     t0 = time.perf_counter()
-    if args.cases.exists():
-        got: dict[str, list[Case]] = pickle.loads(args.cases.read_bytes())
-    else:
-        got = {}
-        for d in DOMAINS:
-            got[d] = retrieve(list(mtrag_cases(args.data, d)), d, args.data, args.cache, 1)
-            if d in UN_DOMAINS:
-                got[f"un/{d}"] = retrieve(
-                    list(un_answerable(args.data, d)), d, args.data, args.cache, 1
-                )
-        args.cases.parent.mkdir(parents=True, exist_ok=True)
-        args.cases.write_bytes(pickle.dumps(got))
+    got = efr.retrieved_cases(args.cases, args.data, args.cache)
     print("retrieved", round(time.perf_counter() - t0), flush=True)
     embed = CachedEmbed(args.embeddings)
     for group in got.values():
