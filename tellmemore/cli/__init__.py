@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+from typing import NoReturn
 
 import typer
+from pydantic import ValidationError
 
 from tellmemore.cli import ask, demo, feedback, index, ingest, mcp, search
 
@@ -44,6 +46,19 @@ except ImportError:  # pragma: no cover
 app.command("mcp")(mcp.mcp_command)
 
 
+def config_error(exc: ValidationError) -> str:
+    """A settings error as a user fixes it: which setting, what is wrong, what was given
+    (pydantic's own text names the model class and a documentation link instead)."""
+    lines = []
+    for err in exc.errors():
+        setting = ".".join(str(part) for part in err["loc"]) or "settings"
+        given = err.get("input")
+        shown = "" if isinstance(given, dict) else f" (given: {given!r})"
+        lines.append(f"{setting}: {err['msg']}{shown}")
+    source = os.environ.get("TELLMEMORE_CONFIG", "tellmemore.toml")
+    return f"invalid configuration ({source} or TELLMEMORE_* variables): " + "; ".join(lines)
+
+
 def main() -> None:
     from tellmemore.errors import TellMeMoreError
 
@@ -58,18 +73,31 @@ def main() -> None:
             error = {"error": {"type": type(exc).__name__, "message": str(exc)}}
             print(json.dumps(error, ensure_ascii=False))
         sys.exit(1)
+    except ValidationError as exc:
+        if not exc.title.endswith("Settings"):
+            _unexpected(exc)
+        # a setting in tellmemore.toml or TELLMEMORE_* is wrong: the user's to fix
+        message = config_error(exc)
+        typer.secho(f"Error: {message}", err=True, fg=typer.colors.RED)
+        if "--json" in sys.argv[1:]:
+            print(json.dumps({"error": {"type": "ConfigError", "message": message}}))
+        sys.exit(1)
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
     except Exception as exc:  # a bug: one line for the user, the traceback on request
-        if os.environ.get("TELLMEMORE_DEBUG"):
-            raise
-        shown = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
-        typer.secho(
-            f"Error: unexpected {type(exc).__name__}: {shown} "
-            "(set TELLMEMORE_DEBUG=1 to see the traceback)",
-            err=True,
-            fg=typer.colors.RED,
-        )
-        sys.exit(1)
+        _unexpected(exc)
+
+
+def _unexpected(exc: Exception) -> NoReturn:
+    if os.environ.get("TELLMEMORE_DEBUG"):
+        raise exc
+    shown = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
+    typer.secho(
+        f"Error: unexpected {type(exc).__name__}: {shown} "
+        "(set TELLMEMORE_DEBUG=1 to see the traceback)",
+        err=True,
+        fg=typer.colors.RED,
+    )
+    sys.exit(1)

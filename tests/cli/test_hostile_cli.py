@@ -84,3 +84,28 @@ def test_index_stats_on_a_missing_project_creates_nothing(tmp_path: Path) -> Non
     missing = tmp_path / "missing"
     _clean_error(_cli("index", "stats", "--project", str(missing)), "no project")
     assert not missing.exists()
+
+
+def test_a_wrong_setting_is_named_not_a_traceback(project: str, tmp_path: Path) -> None:
+    """A bad value in tellmemore.toml or a TELLMEMORE_* variable names the setting, what is
+    wrong and what was given, and exits 1 (pydantic's own text names a model class)."""
+    config = tmp_path / "tellmemore.toml"
+    config.write_text('[retrieval]\nmode = "fuzzy"\n', encoding="utf-8")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TELLMEMORE_CONFIG": str(config)}
+    done = subprocess.run(
+        [*CLI, "search", "escalation", "--project", project, "--json"],
+        capture_output=True,
+        timeout=600,
+        env=env,
+    )
+    _clean_error(done, "invalid configuration", str(config), "retrieval.mode", "'fuzzy'")
+    assert "unexpected" not in done.stderr.decode()
+    assert json.loads(done.stdout)["error"]["type"] == "ConfigError"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TELLMEMORE_RETRIEVAL__K": "0"}
+    done = subprocess.run(
+        [*CLI, "ask", "how do I escalate?", "--project", project],
+        capture_output=True,
+        timeout=600,
+        env=env,
+    )
+    _clean_error(done, "retrieval.k", "greater than or equal to 1", "'0'")
