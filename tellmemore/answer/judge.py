@@ -31,6 +31,7 @@ from tellmemore.answer.abstain import evidence_hits
 from tellmemore.answer.calibration import Calibration
 from tellmemore.answer.scorer import Scorer, load_scorer
 from tellmemore.config import RetrievalSettings
+from tellmemore.errors import ConfigError
 from tellmemore.index.base import Vector
 from tellmemore.types import Hit, Resolution, TermStats, Turn
 
@@ -70,7 +71,7 @@ def named_model(name: str) -> Scorer:
         return load_scorer(NAMED_MODELS[name])
     path = Path(name).expanduser()
     if not path.is_file():
-        raise ValueError(
+        raise ConfigError(
             f"retrieval.abstain_model {name!r} is neither a shipped model "
             f"({', '.join(NAMED_MODELS)}) nor a model file"
         )
