@@ -58,7 +58,9 @@ from sentence_labels import labels, rarity  # noqa: E402
 from tellmemore.answer import extractive, scoring  # noqa: E402
 from tellmemore.answer.answer_types import asked_type  # noqa: E402
 from tellmemore.answer.overlap import score_text  # noqa: E402
+from tellmemore.answer.scoring import Candidate  # noqa: E402
 from tellmemore.injection import quotable  # noqa: E402
+from tellmemore.types import Hit  # noqa: E402
 
 OUT = ROOT / "bench" / "results" / "extractive_fit_retrieved"
 L2S = (1.0, 3.0, 10.0, 100.0)
@@ -90,17 +92,23 @@ def retrieved_cases(kept: Path | None, data: Path, cache: Path) -> dict[str, lis
     return got
 
 
+def answer_reads(case: Case) -> tuple[list[Hit], list[Candidate], list[str]]:
+    """What the offline answer reads of a turn: its top MAX_CHUNKS hits, their quotable
+    candidates (sentences, items, rows) and each chunk's heading line."""
+    hits = list(case.hits[: extractive.MAX_CHUNKS])
+    chunk_units = [quotable(extractive.units(h.chunk.text, h.chunk.header)) for h in hits]
+    headers = [h.chunk.header or h.chunk.title or "" for h in hits]
+    return hits, extractive.candidates_of(chunk_units), headers
+
+
 def rows(cases: Sequence[Case], embed: CachedEmbed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Feature rows of the candidates the answer reads (top MAX_CHUNKS hits), labelled 1
     when the F1 oracle quotes them, and their vector terms (`scoring.pair_terms`)."""
     xs, ys, ps = [], [], []
     for c in cases:
-        hits = c.hits[: extractive.MAX_CHUNKS]
-        chunk_units = [quotable(extractive.units(h.chunk.text, h.chunk.header)) for h in hits]
-        candidates = extractive.candidates_of(chunk_units)
+        hits, candidates, headers = answer_reads(c)
         if not candidates:
             continue
-        headers = [h.chunk.header or h.chunk.title or "" for h in hits]
         ranks = scoring.passage_ranks([h.dense for h in hits], RANK_BY["rank_by"])
         x, vectors = scoring.features_and_vectors(
             c.query, candidates, headers, asked_type(c.query), embed, ranks

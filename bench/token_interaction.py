@@ -53,6 +53,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
+import extractive_fit_retrieved as efr  # noqa: E402
 from extractive_answers import DATA, DOMAINS, Case, mtrag_cases  # noqa: E402
 from sentence_labels import labels, rarity  # noqa: E402
 
@@ -205,14 +206,11 @@ class Turn:
 def sentence_turns(cases: Sequence[Case], te: TokenEmbed) -> list[Turn]:
     out = []
     for c in cases:
-        hits = c.hits[: extractive.MAX_CHUNKS]
-        chunk_units = [quotable(extractive.units(h.chunk.text, h.chunk.header)) for h in hits]
-        candidates = extractive.candidates_of(chunk_units)
+        _, candidates, headers = efr.answer_reads(c)
         if not candidates:
             continue
         texts = [k.text for k in candidates]
         te.warm([c.query, *texts])
-        headers = [h.chunk.header or h.chunk.title or "" for h in hits]
         x = scoring.features(c.query, candidates, headers, asked_type(c.query), te.pooled)
         q = te[c.query]
         t = np.array([[pair_features(q, te[s])[n] for n in PAIR_NAMES] for s in texts])
@@ -238,6 +236,19 @@ def top1(turns: Sequence[Turn], score: Any) -> float:
     return round(float(np.mean(hit)), 4) if hit else 0.0
 
 
+def held_out(train: Sequence[Turn], test: Sequence[Turn], design: Any) -> dict[str, float]:
+    """The sentence scorer fitted on `train`'s `design(turn)` columns, scored on `test`:
+    per-turn AUC of the oracle's sentences and top-1."""
+    x = np.vstack([design(tr) for tr in train])
+    y = np.concatenate([tr.member for tr in train])
+    sc = scoring.fit(x, y, l2=1.0)
+
+    def score(tr: Turn) -> np.ndarray:
+        return sc.probabilities(design(tr))
+
+    return {"auc": turn_auc(test, score), "top1": top1(test, score)}
+
+
 def sentence_probe(turns: list[Turn]) -> dict[str, Any]:
     col = {n: i for i, n in enumerate(PAIR_NAMES)}
     res: dict[str, Any] = {"single": {}, "loo": {}}
@@ -257,14 +268,7 @@ def sentence_probe(turns: list[Turn]) -> dict[str, Any]:
             def design(tr: Turn, cols: list[int] | None = cols) -> np.ndarray:
                 return tr.x if cols is None else np.hstack([tr.x, tr.t[:, cols]])
 
-            x = np.vstack([design(tr) for tr in train])
-            y = np.concatenate([tr.member for tr in train])
-            sc = scoring.fit(x, y, l2=1.0)
-
-            def score(tr: Turn, sc: scoring.Scorer = sc, design: Any = design) -> np.ndarray:
-                return sc.probabilities(design(tr))
-
-            row[name] = {"auc": turn_auc(test, score), "top1": top1(test, score)}
+            row[name] = held_out(train, test, design)
         res["loo"][d] = row
     return res
 
@@ -402,14 +406,7 @@ def sentence_variants(turns: list[Turn]) -> dict[str, Any]:
         for d in DOMAINS:
             train = [tr for tr in turns if tr.domain != d]
             test = [tr for tr in turns if tr.domain == d]
-            x = np.vstack([design(tr) for tr in train])
-            y = np.concatenate([tr.member for tr in train])
-            sc = scoring.fit(x, y, l2=1.0)
-
-            def score(tr: Turn, sc: scoring.Scorer = sc, design: Any = design) -> np.ndarray:
-                return sc.probabilities(design(tr))
-
-            row[d] = {"auc": turn_auc(test, score), "top1": top1(test, score)}
+            row[d] = held_out(train, test, design)
         row["mean_auc"] = round(float(np.mean([row[d]["auc"] for d in DOMAINS])), 4)
         row["mean_top1"] = round(float(np.mean([row[d]["top1"] for d in DOMAINS])), 4)
         out[name] = row
