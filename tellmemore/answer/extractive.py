@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from tellmemore.answer import edits, lists, scoring, selection, steps, superlatives, ties
+from tellmemore.answer import edits, lists, scoring, selection, steps, superlatives
 from tellmemore.answer import legacy as legacy_ranking
 from tellmemore.answer.answer_types import AnswerType, amount_columns, asked_type
 from tellmemore.answer.legacy import Scored
@@ -40,9 +40,6 @@ the answer (`selection.ranked`); a farther one only by its probability. The dens
 not the fused score: a follow-up's passages are fused by RRF over several phrasings, whose
 scores differ by a few percent whatever the passages hold. Chosen on the Clef handbook
 (bench/results/extractive_spread.md)."""
-TIE_GAP = 0.0
-"""Near-tied passages (fused score within this share of their group's best) are read in
-dense-cosine order (`ties.tied_order`); 0 is off, the fused order as given."""
 SINGLE_GAP = 0.05
 """The gap of `retrieval.spread_gap_single` (its default): the spread for a question that
 asks for one thing (`spread_gap_for`); bench/results/spread_gap.md."""
@@ -101,7 +98,6 @@ def best_sentences(
     outline: Callable[[Hit], Sequence[Sequence[str]]] | None = None,
     opening: bool = False,
     headed: bool = False,
-    tie_gap: float | None = None,
 ) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position).
 
@@ -122,28 +118,7 @@ def best_sentences(
     before it (opt-in, `retrieval.quote_headed`, `_fitted_scores`).
     `outline` gives a
     hit's document's section paths in order: a list question that quoted no list gets the
-    kinds the top document's headings name (`lists.kind_headings`). `tie_gap` (None:
-    `TIE_GAP`) reads near-tied passages in dense-cosine order (`ties.tied_order`); each
-    extract's `hit_index` still points into `hits`."""
-    order = ties.tied_order(hits, TIE_GAP if tie_gap is None else tie_gap)
-    if order != list(range(len(hits))):
-        extracts = best_sentences(
-            query,
-            [hits[i] for i in order],
-            embed=embed,
-            scorer=scorer,
-            legacy=legacy,
-            exclude=exclude,
-            spread_gap=spread_gap,
-            single_gap=single_gap,
-            nearest=nearest,
-            continuation=continuation,
-            outline=outline,
-            opening=opening,
-            headed=headed,
-            tie_gap=0.0,
-        )
-        return [replace(e, hit_index=order[e.hit_index]) for e in extracts]
+    kinds the top document's headings name (`lists.kind_headings`)."""
     q_terms = query_terms(query)
     if exclude:
         return _unshown(
