@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -26,6 +27,18 @@ from tellmemore.types import SearchMode
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    removed: ClassVar[dict[str, str]] = {}
+    """Settings taken out of this section -> what to tell a configuration that still sets
+    one: that it was removed and why, not only pydantic's "Extra inputs are not permitted"."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_removed_settings(cls, data: Any) -> Any:
+        for key in data if isinstance(data, dict) else ():
+            if key in cls.removed:
+                raise PydanticCustomError("removed_setting", cls.removed[key])
+        return data
 
 
 class IndexSettings(_Section):
@@ -98,6 +111,13 @@ class IngestSettings(_Section):
 
 
 class RetrievalSettings(_Section):
+    removed: ClassVar[dict[str, str]] = {
+        "sentence_vectors": "sentence_vectors was removed in session 26 (the opt-in sentence "
+        "scorer that read the MiniLM vectors): held out it moved answer F1 by less than the "
+        "noise and lost on gold passages (bench/results/extractive_vectors.md). Delete the "
+        "setting; the default scorer is unchanged",
+    }
+
     k: int = Field(default=5, ge=1, le=200)
     mode: SearchMode = SearchMode.HYBRID
     fusion: Literal["convex", "rrf"] = "convex"
@@ -230,15 +250,6 @@ class RetrievalSettings(_Section):
     cloud 0.423 -> 0.415; retrieved passages clapnq 0.252 -> 0.258, cloud 0.260 = 0.259,
     govt 0.288 -> 0.289 (bench/results/continuation.md). No held-out gain, so not the
     default."""
-    sentence_vectors: bool = False
-    """Opt-in (session 24): the offline answer's sentence scorer also reads the MiniLM
-    vectors of query and sentence (their element-wise product and absolute difference,
-    768 weights: `answer.scoring.pair_terms`, `sentence_vectors.json`), not only their
-    cosine. No held-out win, so not the default: MTRAG gold passages (LOO) F1 clapnq
-    0.425 -> 0.424, cloud 0.425 -> 0.408, govt 0.360 -> 0.363; retrieved passages within
-    noise (MTRAG-UN 0.332 -> 0.330, 0.278 -> 0.276); sentence choice alone Clef 81 -> 80/90,
-    TTS 66 -> 67/78, PostHog 75 = 75/84; default-mode trials fully right Clef 71 = 71/97,
-    TTS 60 = 60/93, PostHog (held out) 58 -> 57/99 (bench/results/extractive_vectors.md)."""
     quote_opening: bool = False
     """Opt-in (session 22): the offline answer keeps the top chunk's best sentence (the
     nearest-sentence and asked-words rules do not displace it) and quotes the top chunk's

@@ -28,7 +28,6 @@ from tellmemore.answer import (
     own_threshold,
     phrase,
     quote,
-    scoring,
     stated,
 )
 from tellmemore.answer.judge import (
@@ -518,9 +517,6 @@ class TurnRunner:
             query,
             hits,
             embed=None if fast else self._sentence_embed(),
-            scorer=scoring.shipped(vectors=True)
-            if self.settings.retrieval.sentence_vectors
-            else None,
             exclude=shown,
             spread_gap=self.settings.retrieval.spread_gap,
             single_gap=self.settings.retrieval.spread_gap_single,

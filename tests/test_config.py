@@ -41,3 +41,23 @@ def test_unknown_keys_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("TELLMEMORE_CONFIG", str(toml))
     with pytest.raises(ValidationError, match="top_k"):
         Settings.load()
+
+
+def test_a_removed_setting_says_it_was_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`retrieval.sentence_vectors` (opt-in, removed in session 26): a configuration that
+    still sets it, on or off, in the file or the environment, is told it was removed and
+    why, not only that the key is unknown; the CLI prints it as one line
+    (`cli.config_error`)."""
+    toml = tmp_path / "tellmemore.toml"
+    toml.write_text("[retrieval]\nsentence_vectors = true\n")
+    monkeypatch.setenv("TELLMEMORE_CONFIG", str(toml))
+    with pytest.raises(ValidationError, match="sentence_vectors was removed in session 26"):
+        Settings.load()
+    monkeypatch.delenv("TELLMEMORE_CONFIG")
+    monkeypatch.setenv("TELLMEMORE_RETRIEVAL__SENTENCE_VECTORS", "false")
+    with pytest.raises(ValidationError, match=r"extractive_vectors\.md"):
+        Settings.load()
+    monkeypatch.delenv("TELLMEMORE_RETRIEVAL__SENTENCE_VECTORS")
+    assert not hasattr(Settings.load().retrieval, "sentence_vectors")

@@ -98,10 +98,8 @@ def shorter(answer: str, question: str, embed: scoring.Embed | None = None) -> s
         return _cut(answer.strip(), "")
     if len(pieces) > 1:
         candidates = [scoring.Candidate(t, 0, i) for i, (t, _) in enumerate(pieces)]
-        x, vectors = scoring.features_and_vectors(
-            question, candidates, [""], asked_type(question), embed
-        )
-        p = scoring.shipped().probabilities(x, vectors)
+        x = scoring.features(question, candidates, [""], asked_type(question), embed)
+        p = scoring.shipped().probabilities(x)
         ranked = sorted(range(len(pieces)), key=lambda i: (-p[i], i))
         keep = [ranked[0]]
         if len(pieces[ranked[0]][0].split()) < SECOND_SENTENCE_WORDS:

@@ -250,8 +250,8 @@ def _fitted_scores(
     headers = [h.chunk.header or h.chunk.title or "" for h in hits[:MAX_CHUNKS]]
     kind = asked_type(query)
     ranks = scoring.passage_ranks([h.dense for h in hits[:MAX_CHUNKS]], scorer.rank_by)
-    x, vectors = scoring.features_and_vectors(query, candidates, headers, kind, embed, ranks)
-    p = scorer.probabilities(x, vectors)
+    x = scoring.features(query, candidates, headers, kind, embed, ranks)
+    p = scorer.probabilities(x)
     scored = [
         (float(pi), c.hit_index, c.position, c.text) for pi, c in zip(p, candidates, strict=True)
     ]

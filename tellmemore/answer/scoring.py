@@ -32,12 +32,10 @@ and 0.32 + 0.42 for the cosine and its gap (bench/results/retrieved_fit.md). The
 ranks; `threshold` decides how many of the best sentences after the first one are worth
 quoting.
 
-With `pair_weights` the scorer also reads the MiniLM vectors themselves (`pair_terms`:
-query * sentence and |query - sentence|, 768 terms under their own strong L2), so it could
-learn which directions a question and its answer share ("how long" and a duration) beyond
-their cosine. Opt-in (`retrieval.sentence_vectors`, `sentence_vectors.json`): held out it
-moved F1 by less than the noise on MTRAG's retrieved passages and lost on its gold ones
-(bench/results/extractive_vectors.md).
+A scorer that also read the MiniLM vectors themselves (query * sentence and
+|query - sentence|, 768 more weights) was tried in session 24 and removed in session 26:
+held out it moved F1 by less than the noise on MTRAG's retrieved passages and lost on its
+gold ones (bench/results/extractive_vectors.md).
 """
 
 from __future__ import annotations
@@ -156,7 +154,7 @@ def features_and_vectors(
     passage_rank: Sequence[int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """`features`, and the embedder's vectors they were computed from (the query's first,
-    then each candidate's; None without `embed`): what a scorer with `pair_weights` reads.
+    then each candidate's; None without `embed`): for benches that wrap it to add columns.
 
     `passage_rank[i]` is chunk i's rank for the `rank` feature (`passage_ranks`; None: its
     fused rank, i)."""
@@ -262,13 +260,6 @@ class Scorer:
     first_mean: tuple[float, ...] = ()
     first_scale: tuple[float, ...] = ()
     """Standardisation of the raw features before their products (empty: linear)."""
-    pair_weights: tuple[float, ...] = ()
-    pair_mean: tuple[float, ...] = ()
-    pair_scale: tuple[float, ...] = ()
-    """Weights and standardisation of the vector terms (`pair_terms`: query * sentence and
-    |query - sentence|, 2 x the embedder's dimension; empty: the scalar features only).
-    They read which directions of the embedding the question and sentence share, not only
-    how close they are: "how long" with a duration, "can I" with a rule."""
     rank_by: str = "fused"
     """What the `rank` feature was fitted on (`RANK_BY`, `passage_ranks`); the answer computes
     it the same way."""
@@ -277,24 +268,16 @@ class Scorer:
     def interactions(self) -> bool:
         return bool(self.first_mean)
 
-    @property
-    def reads_vectors(self) -> bool:
-        return bool(self.pair_weights)
-
     def terms(self, x: np.ndarray) -> np.ndarray:
         """The scored terms of feature rows `x`: `x` itself, or with their products."""
         if not self.interactions:
             return x
         return expand(x, np.asarray(self.first_mean), np.asarray(self.first_scale))
 
-    def probabilities(self, x: np.ndarray, vectors: np.ndarray | None = None) -> np.ndarray:
-        """Each row's probability; `vectors` (the query's, then each row's: from
-        `features_and_vectors`) feed the vector terms, None leaves them at their mean."""
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """Each feature row's probability."""
         z = (self.terms(x) - np.asarray(self.mean)) / np.asarray(self.scale)
         logits = z @ np.asarray(self.weights) + self.bias
-        if self.reads_vectors and vectors is not None and len(vectors) == len(x) + 1:
-            pair = (pair_terms(vectors) - _array(self.pair_mean)) / _array(self.pair_scale)
-            logits = logits + pair @ _array(self.pair_weights)
         return np.asarray(1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30))))
 
     def to_json(self, **about: object) -> str:
@@ -313,11 +296,6 @@ class Scorer:
             data["first_scale"] = [round(s, 6) for s in self.first_scale]
         if self.rank_by != "fused":
             data["rank_by"] = self.rank_by
-        if self.reads_vectors:
-            data["version"] = 3
-            for name in ("pair_weights", "pair_mean", "pair_scale"):
-                # significant digits: the terms' scales are ~0.002, rounding would zero some
-                data[name] = [float(f"{v:.6g}") for v in getattr(self, name)]
         return json.dumps({**data, **about}, indent=1) + "\n"
 
     @classmethod
@@ -336,17 +314,12 @@ class Scorer:
             scale=tuple(data["scale"]),
             first_mean=tuple(data.get("first_mean", ())),
             first_scale=tuple(data.get("first_scale", ())),
-            pair_weights=tuple(data.get("pair_weights", ())),
-            pair_mean=tuple(data.get("pair_mean", ())),
-            pair_scale=tuple(data.get("pair_scale", ())),
             rank_by=str(data.get("rank_by", "fused")),
         )
         if scorer.rank_by not in RANK_BY:
             raise ValueError(
                 f"sentence weights: rank_by {scorer.rank_by!r} is not one of {RANK_BY}"
             )
-        if not len(scorer.pair_weights) == len(scorer.pair_mean) == len(scorer.pair_scale):
-            raise ValueError("sentence weights: vector weights, means and scales differ in length")
         n = len(FEATURES)
         terms = n + n * (n + 1) // 2 if scorer.interactions else n
         if not len(scorer.weights) == len(scorer.mean) == len(scorer.scale) == terms:
@@ -358,24 +331,6 @@ class Scorer:
         return scorer
 
 
-@functools.lru_cache(maxsize=8)
-def _cached_array(values: tuple[float, ...]) -> np.ndarray:
-    return np.asarray(values, dtype=np.float64)
-
-
-def _array(values: tuple[float, ...]) -> np.ndarray:
-    """A scorer's parameter tuple as an array, converted once (the vector terms hold
-    hundreds of floats; an answer scores once per turn)."""
-    return _cached_array(values)
-
-
-def pair_terms(vectors: np.ndarray) -> np.ndarray:
-    """The vector terms of each candidate: its (unit) vector times the query's, element by
-    element, and their absolute difference (rows 1.. of `vectors`; row 0 the query)."""
-    q, s = vectors[0], vectors[1:]
-    return np.hstack([s * q, np.abs(s - q)])
-
-
 def expand(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """The standardised features of rows `x` followed by every product of two of them
     (i <= j, so squares too): the terms of a scorer with interactions."""
@@ -385,12 +340,10 @@ def expand(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
 
 
 @functools.cache
-def shipped(vectors: bool = False) -> Scorer:
+def shipped() -> Scorer:
     """The scorer fitted on all three MTRAG domains' retrieved passages
-    (`sentence_weights.json`), or with `vectors` the one that also reads the MiniLM
-    vectors' terms (`sentence_vectors.json`, opt-in: `retrieval.sentence_vectors`)."""
-    name = "sentence_vectors.json" if vectors else "sentence_weights.json"
-    text = resources.files("tellmemore.answer").joinpath(name)
+    (`sentence_weights.json`)."""
+    text = resources.files("tellmemore.answer").joinpath("sentence_weights.json")
     return Scorer.from_json(text.read_text("utf-8"))
 
 
@@ -401,14 +354,10 @@ def fit(
     l2: float = 1.0,
     steps: int = 300,
     interactions: bool = False,
-    pairs: np.ndarray | None = None,
-    l2_pairs: float = 300.0,
 ) -> Scorer:
     """A logistic fit (Newton's method, L2 penalty) of labels `y` (0/1) on features `x`,
     or on their standardised values and pairwise products with `interactions` (then a
-    strong `l2`, ~100: 230 terms from a few thousand sentences). With `pairs` (each row's
-    `pair_terms`) the vector terms are fitted beside them, standardised, under their own
-    strong penalty `l2_pairs` (768 terms from a few thousand sentences)."""
+    strong `l2`, ~100: 230 terms from a few thousand sentences)."""
     first_mean: tuple[float, ...] = ()
     first_scale: tuple[float, ...] = ()
     if interactions:
@@ -421,15 +370,8 @@ def fit(
     scale = x.std(axis=0)
     scale[scale == 0] = 1.0
     z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
-    pair_mean = pair_scale = np.zeros(0)
-    if pairs is not None:
-        pair_mean = pairs.mean(axis=0)
-        pair_scale = pairs.std(axis=0)
-        pair_scale[pair_scale == 0] = 1.0
-        z = np.hstack([(pairs - pair_mean) / pair_scale, z])
     w = np.zeros(z.shape[1])
     penalty = np.full(z.shape[1], l2)
-    penalty[: len(pair_mean)] = l2_pairs
     penalty[-1] = 0.0  # the bias is not shrunk
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-np.clip(z @ w, -30, 30)))
@@ -439,18 +381,14 @@ def fit(
         w -= delta
         if np.abs(delta).max() < 1e-8:
             break
-    k = len(pair_mean)
     return Scorer(
-        weights=tuple(float(v) for v in w[k:-1]),
+        weights=tuple(float(v) for v in w[:-1]),
         bias=float(w[-1]),
         threshold=0.5,
         mean=tuple(float(v) for v in mean),
         scale=tuple(float(v) for v in scale),
         first_mean=first_mean,
         first_scale=first_scale,
-        pair_weights=tuple(float(v) for v in w[:k]),
-        pair_mean=tuple(float(v) for v in pair_mean),
-        pair_scale=tuple(float(v) for v in pair_scale),
     )
 
 
