@@ -67,8 +67,6 @@ RANKERS = {
     "listwise": "a linear ranking fitted turn by turn on each sentence's F1 (listwise "
     "softmax loss), calibrated into the oracle's quoting probability, NOT shipped",
     "pairs": "a logistic model over the features and their pairwise products, NOT shipped",
-    "vectors": "a logistic model over the features and the MiniLM vectors' terms "
-    "(query * sentence, |query - sentence|: `scoring.pair_terms`)",
 }
 SELECTION: dict[str, bool] = {"opening": False, "headed": False}
 """Opt-in selection rules the answers are built with (`--opening`: `retrieval.quote_opening`,
@@ -76,8 +74,6 @@ the shipped setting by default)."""
 LABEL = "f1"
 """What the shipped weights are fitted to (bench/sentence_labels.py)."""
 L2 = 100.0
-L2_PAIRS = {"l2": 300.0}
-"""The penalty of the vector terms (`--ranker vectors`, `--l2-pairs`)."""
 """The penalty of the fit with interactions (230 terms): 30 and 300 held out within
 0.008 F1 of it (bench/extractive_selection.py)."""
 
@@ -192,8 +188,6 @@ class Group:
     x: np.ndarray
     gain: np.ndarray
     member: np.ndarray
-    pairs: np.ndarray | None = None
-    """The candidates' vector terms (`scoring.pair_terms`), when asked for."""
 
 
 def case_features(case: Case, embed: CachedEmbed) -> tuple[list[str], np.ndarray] | None:
@@ -212,11 +206,9 @@ def training_groups(
     embed: CachedEmbed,
     label: str = "f1",
     idf: Idf | None = None,
-    vectors: bool = False,
 ) -> list[Group]:
     """The candidates of every case with their features and labels (`label`: a scheme of
-    bench/sentence_labels.py; `idf` needed by all but `f1`), with `vectors` their vector
-    terms too."""
+    bench/sentence_labels.py; `idf` needed by all but `f1`)."""
     out = []
     for case in cases:
         found = case_features(case, embed)
@@ -224,8 +216,7 @@ def training_groups(
             continue
         texts, x = found
         gain, member = labels(texts, case.reference, case.query, label, idf or rarity([]))
-        pairs = scoring.pair_terms(embed([case.query, *texts])) if vectors else None
-        out.append(Group(x=x, gain=gain, member=member, pairs=pairs))
+        out.append(Group(x=x, gain=gain, member=member))
     return out
 
 
@@ -295,14 +286,6 @@ def fitted(
         groups = training_groups(cases, embed, label, idf)
         scorer = scoring.fit_listwise(
             [g.x for g in groups], [g.gain for g in groups], [g.member for g in groups]
-        )
-    elif ranker == "vectors":
-        groups = training_groups(cases, embed, label, idf, vectors=True)
-        scorer = scoring.fit(
-            np.vstack([g.x for g in groups]),
-            np.concatenate([g.member for g in groups]),
-            pairs=np.vstack([g.pairs for g in groups if g.pairs is not None]),
-            l2_pairs=L2_PAIRS["l2"],
         )
     else:
         x, y = training_rows(cases, embed, label, idf)
@@ -381,13 +364,9 @@ def main() -> None:
     parser.add_argument(
         "--embeddings", type=Path, default=ROOT / "bench" / ".cache" / "extractive_vectors.npz"
     )
-    parser.add_argument(
-        "--l2-pairs", type=float, default=L2_PAIRS["l2"], help="--ranker vectors' penalty"
-    )
     add_selection_flags(parser)
     args = parser.parse_args()
     set_selection(args)
-    L2_PAIRS["l2"] = args.l2_pairs
     if args.fit and args.weights.resolve() == WEIGHTS.resolve():
         parser.error(
             "--fit fits on gold passages; the shipped weights are fitted on retrieved ones "
@@ -399,7 +378,6 @@ def main() -> None:
     idf = rarity(h.chunk.text for c in every for h in c.hits)
     results: dict = {"scorer": ranker, "label": label, "loo": {}, "mtrag_un": {}}
     results["opening"] = args.opening
-    results["l2_pairs"] = args.l2_pairs if ranker == "vectors" else None
     results["headed"] = args.headed
     for held in DOMAINS:
         train = [c for d in DOMAINS if d != held for c in cases[d]]
@@ -428,17 +406,6 @@ def main() -> None:
 
 
 NOTES = {
-    "vectors": (
-        "Command: `HF_HUB_OFFLINE=1 .venv/bin/python bench/extractive_answers.py --fit "
-        "--ranker vectors --l2-pairs 10000 --weights bench/results/sentence_weights_vectors.json "
-        "--out bench/results/extractive_answers_vectors`. The shipped features plus the MiniLM "
-        "vectors' terms (query * sentence and |query - sentence|, 768 terms, their own L2 "
-        "penalty `--l2-pairs`), fitted on gold passages like the `logistic` rows of "
-        "`bench/results/extractive_answers.md` (new F1 0.425 / 0.425 / 0.360 LOO there). Held "
-        "out it loses on cloud (0.425 -> 0.408) and is level elsewhere; NOT the default, "
-        "see `bench/results/extractive_vectors.md`. The MTRAG-UN rows here use this gold "
-        "fit (extractive_answers.md's use the shipped retrieved fit)."
-    ),
     "logistic": (
         "Command: `HF_HUB_OFFLINE=1 .venv/bin/python bench/extractive_answers.py` "
         "(LOO fits its own weights per held-out domain; MTRAG-UN is scored with the "

@@ -101,24 +101,20 @@ def answer_reads(case: Case) -> tuple[list[Hit], list[Candidate], list[str]]:
     return hits, extractive.candidates_of(chunk_units), headers
 
 
-def rows(cases: Sequence[Case], embed: CachedEmbed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rows(cases: Sequence[Case], embed: CachedEmbed) -> tuple[np.ndarray, np.ndarray]:
     """Feature rows of the candidates the answer reads (top MAX_CHUNKS hits), labelled 1
-    when the F1 oracle quotes them, and their vector terms (`scoring.pair_terms`)."""
-    xs, ys, ps = [], [], []
+    when the F1 oracle quotes them."""
+    xs, ys = [], []
     for c in cases:
         hits, candidates, headers = answer_reads(c)
         if not candidates:
             continue
         ranks = scoring.passage_ranks([h.dense for h in hits], RANK_BY["rank_by"])
-        x, vectors = scoring.features_and_vectors(
-            c.query, candidates, headers, asked_type(c.query), embed, ranks
-        )
+        x = scoring.features(c.query, candidates, headers, asked_type(c.query), embed, ranks)
         _, member = labels([k.text for k in candidates], c.reference, c.query, "f1", rarity([]))
         xs.append(x)
         ys.append(member)
-        if vectors is not None:
-            ps.append(scoring.pair_terms(vectors))
-    return np.vstack(xs), np.concatenate(ys), np.vstack(ps)
+    return np.vstack(xs), np.concatenate(ys)
 
 
 def f1(
@@ -135,17 +131,11 @@ def f1(
     return round(total / len(cases), 4) if cases else 0.0
 
 
-def fitted(
-    cases: Sequence[Case], embed: CachedEmbed, l2: float, l2_pairs: float | None = None
-) -> scoring.Scorer:
+def fitted(cases: Sequence[Case], embed: CachedEmbed, l2: float) -> scoring.Scorer:
     """Weights fitted on `cases`' retrieved passages, with the threshold that maximises
-    their own answers' F1; with `l2_pairs` the vector terms too, under that penalty."""
-    x, y, pairs = rows(cases, embed)
-    if l2_pairs is None:
-        scorer = scoring.fit(x, y, l2=l2)
-    else:
-        scorer = scoring.fit(x, y, l2=l2, pairs=pairs, l2_pairs=l2_pairs)
-    scorer = replace(scorer, rank_by=RANK_BY["rank_by"])
+    their own answers' F1."""
+    x, y = rows(cases, embed)
+    scorer = replace(scoring.fit(x, y, l2=l2), rank_by=RANK_BY["rank_by"])
     if "threshold" in FIXED:
         return replace(scorer, threshold=FIXED["threshold"])
     best = max(THRESHOLDS, key=lambda t: f1(cases, embed, replace(scorer, threshold=t), GAP))
@@ -171,14 +161,6 @@ def main() -> None:
     parser.add_argument(
         "--embeddings", type=Path, default=ROOT / "bench" / ".cache" / "extractive_vectors.npz"
     )
-    parser.add_argument(
-        "--vectors",
-        type=float,
-        nargs="+",
-        help="fit the vector terms too, with each of these penalties (the scalar L2 fixed "
-        "at --l2); the best is chosen as L2S are",
-    )
-    parser.add_argument("--l2", type=float, default=10.0, help="scalar L2 with --vectors")
     parser.add_argument(
         "--threshold",
         type=float,
@@ -218,17 +200,10 @@ def main() -> None:
         out = [c for o in domains for c in retrieved[o]]
         return out + [c for o in domains for c in gold[o]] if args.train == "both" else out
 
-    penalties: Sequence[float] = args.vectors or L2S
-
-    def fit_with(cases: list[Case], penalty: float) -> scoring.Scorer:
-        if args.vectors:
-            return fitted(cases, embed, args.l2, penalty)
-        return fitted(cases, embed, penalty)
-
-    for l2 in penalties:
+    for l2 in L2S:
         per: dict = {}
         for d in DOMAINS:
-            s = fit_with(train([o for o in DOMAINS if o != d]), l2)
+            s = fitted(train([o for o in DOMAINS if o != d]), embed, l2)
             per[d] = {
                 "retrieved": f1(retrieved[d], embed, s, GAP),
                 "gold": f1(gold[d], embed, s, None),
@@ -237,9 +212,8 @@ def main() -> None:
         per["mean_retrieved"] = round(sum(per[d]["retrieved"] for d in DOMAINS) / 3, 4)
         results["l2"][str(l2)] = per
         print(l2, per, round(time.perf_counter() - t0), "s", flush=True)
-    best = max(penalties, key=lambda v: results["l2"][str(v)]["mean_retrieved"])
-    chosen = fit_with(train(DOMAINS), best)
-    results["vectors"] = bool(args.vectors)
+    best = max(L2S, key=lambda v: results["l2"][str(v)]["mean_retrieved"])
+    chosen = fitted(train(DOMAINS), embed, best)
     results["chosen_l2"] = best
     results["threshold"] = chosen.threshold
     results["un"] = {
@@ -263,16 +237,10 @@ def main() -> None:
                 "(default hybrid retriever, cached eval index, the human rewrite)"
                 + (" and its gold passages" if args.train == "both" else "")
                 + "; a sentence "
-                "is positive when the F1 oracle quotes it; "
-                + (
-                    f"L2 {args.l2:g}, vector terms L2 {best:g} "
-                    if args.vectors
-                    else f"L2 {best:g} "
-                )
+                f"is positive when the F1 oracle quotes it; L2 {best:g} "
                 + (f"threshold fixed at {args.threshold:g} " if args.threshold else "")
                 + (f"rank by {args.rank_by} " if args.rank_by != "fused" else "")
                 + "(bench/extractive_fit_retrieved.py"
-                + (f" --vectors {best:g} --l2 {args.l2:g}" if args.vectors else "")
                 + (f" --threshold {args.threshold:g}" if args.threshold else "")
                 + (f" --rank-by {args.rank_by}" if args.rank_by != "fused" else "")
                 + ")"

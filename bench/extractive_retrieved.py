@@ -168,8 +168,7 @@ def main() -> None:
         "--weights",
         type=Path,
         default=WEIGHTS,
-        help="the sentence weights (the shipped ones; tellmemore/answer/sentence_vectors.json: "
-        "retrieval.sentence_vectors)",
+        help="the sentence weights (the shipped ones by default)",
     )
     add_selection_flags(parser)
     args = parser.parse_args()

@@ -34,7 +34,7 @@ sys.path[:0] = [os.getcwd(), str(Path(__file__).resolve().parent)]
 from handbook_corpora import corpus_for  # noqa: E402
 from handbook_trial import copy_corpus, load  # noqa: E402
 
-from tellmemore.answer import extractive, scoring  # noqa: E402
+from tellmemore.answer import extractive  # noqa: E402
 from tellmemore.assistant import Assistant  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 
@@ -60,7 +60,6 @@ def run(
     continuation: bool,
     opening: bool = False,
     single_gap: float | None = None,
-    vectors: bool = False,
 ) -> dict[str, Any]:
     source = corpus_for(corpus)
     with tempfile.TemporaryDirectory(prefix="tellmemore-sentences-") as work:
@@ -76,7 +75,6 @@ def run(
                 query,
                 hits,
                 embed=embed,
-                scorer=scoring.shipped(vectors=True) if vectors else None,
                 spread_gap=spread_gap,
                 single_gap=single_gap,
                 nearest=nearest,
@@ -143,12 +141,6 @@ def main() -> None:
         default=shipped.quote_opening,
         help=f"retrieval.quote_opening (shipped: {shipped.quote_opening})",
     )
-    parser.add_argument(
-        "--vectors",
-        action=argparse.BooleanOptionalAction,
-        default=shipped.sentence_vectors,
-        help=f"retrieval.sentence_vectors (shipped: {shipped.sentence_vectors})",
-    )
     args = parser.parse_args()
     result = run(
         args.corpus,
@@ -157,9 +149,7 @@ def main() -> None:
         args.continuation,
         args.opening,
         args.spread_gap_single,
-        args.vectors,
     )
-    result["vectors"] = args.vectors
     result["continuation"] = args.continuation
     result["opening"] = args.opening
     result["spread_gap"] = args.spread_gap

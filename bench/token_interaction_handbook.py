@@ -67,7 +67,7 @@ def main() -> None:
     print("fitted", round(time.perf_counter() - t0), flush=True)
     for name, scorer in scorers.items():
         tif.wrap(te, tif.VARIANTS[name])
-        scoring.shipped = lambda vectors=False, scorer=scorer: scorer  # type: ignore[misc]
+        scoring.shipped = lambda scorer=scorer: scorer  # type: ignore[misc]
         row: dict[str, Any] = {"threshold": scorer.threshold}
         for corpus in args.corpora.split(","):
             out = run(

@@ -32,7 +32,7 @@ def main() -> None:
     name = sys.argv.pop(1)
     scorer = pickle.loads(SCORERS.read_bytes())[name]
     tif.wrap(TokenEmbed(), tif.VARIANTS[name])
-    scoring.shipped = lambda vectors=False: scorer  # type: ignore[assignment,misc]
+    scoring.shipped = lambda: scorer  # type: ignore[assignment,misc]
     turn_answers.main()
 
 

@@ -154,7 +154,7 @@ def use_weights(path: Path) -> None:
     """Answer with the sentence scorer in `path` (a `sentence_weights.json` fitted by
     `bench/extractive_fit_retrieved.py --write --weights-out`) instead of the shipped one."""
     scorer = scoring.Scorer.from_json(path.read_text(encoding="utf-8"))
-    scoring.shipped = lambda vectors=False: scorer  # type: ignore[assignment]
+    scoring.shipped = lambda: scorer  # type: ignore[assignment]
 
 
 def run_turn(runner: TurnRunner, case: Case) -> Answer:
