@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from cross_reader import CrossEncoder, model_dir, score_pairs  # noqa: E402
+from token_interaction import auc  # noqa: E402
 
 from tellmemore.answer import extractive  # noqa: E402
 from tellmemore.index.sqlite import SQLiteIndex  # noqa: E402
@@ -54,10 +55,6 @@ def candidates(index: SQLiteIndex, ids: list[str]) -> list[str]:
     chunks = index.get(ids[: extractive.MAX_CHUNKS])
     units = [quotable(extractive.units(c.text, c.header)) for c in chunks]
     return [k.text for k in extractive.candidates_of(units)]
-
-
-def auc(pos: np.ndarray, neg: np.ndarray) -> float:
-    return float(((pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])).mean())
 
 
 def main() -> None:
@@ -89,7 +86,7 @@ def main() -> None:
         un = by_label.get("UNANSWERABLE", [])
         ans = by_label.get("ANSWERABLE", []) + by_label.get("PARTIAL", [])
         report[domain] = {
-            name: round(auc(-np.array([u[i] for u in un]), -np.array([a[i] for a in ans])), 4)
+            name: round(auc([-u[i] for u in un], [-a[i] for a in ans]) or 0.5, 4)
             for i, name in ((1, "cross_auc"), (2, "cosine_auc"))
         }
     for held, fitting in (("clapnq", "cloud"), ("cloud", "clapnq")):

@@ -41,12 +41,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from extractive_answers import DATA, DOMAINS, CachedEmbed, Case, mtrag_cases  # noqa: E402
-from extractive_fit_retrieved import answer_reads, f1, fitted, retrieved_cases  # noqa: E402
+from extractive_fit_retrieved import (  # noqa: E402
+    answer_reads,
+    f1,
+    fitted,
+    retrieved_cases,
+    turn_f1s,
+)
+from paired_f1 import compare  # noqa: E402
 from sentence_labels import labels, rarity  # noqa: E402
+from token_interaction import auc as token_auc  # noqa: E402
 
-from tellmemore.answer import extractive, scoring  # noqa: E402
+from tellmemore.answer import scoring  # noqa: E402
 from tellmemore.answer.answer_types import asked_type  # noqa: E402
-from tellmemore.answer.overlap import score_text  # noqa: E402
 
 OUT = ROOT / "bench" / "results" / "cross_reader"
 MAX_LENGTH = 128
@@ -171,13 +178,6 @@ def score_pairs(tokenizer, model, pairs: Sequence[tuple[str, str]]) -> dict[tupl
     return out
 
 
-def turn_auc(scores: np.ndarray, member: np.ndarray) -> float | None:
-    pos, neg = scores[member > 0], scores[member == 0]
-    if not len(pos) or not len(neg):
-        return None
-    return float(((pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])).mean())
-
-
 def ranking(cases: Sequence[Case], embed: CachedEmbed, cross: dict) -> dict[str, dict]:
     """Per-turn AUC and top-pick hit of the oracle's picks under each signal."""
     shipped = scoring.shipped()
@@ -198,7 +198,7 @@ def ranking(cases: Sequence[Case], embed: CachedEmbed, cross: dict) -> dict[str,
             "cross": np.array([cross[(c.query, t)] for t in texts]),
         }
         for name, s in signals.items():
-            auc = turn_auc(s, member)
+            auc = token_auc(s[member > 0], s[member == 0])
             if auc is not None:
                 got[name][0].append(auc)
                 got[name][1].append(float(member[int(np.argmax(s))] > 0))
@@ -212,25 +212,11 @@ def ranking(cases: Sequence[Case], embed: CachedEmbed, cross: dict) -> dict[str,
     }
 
 
-def turn_f1s(cases: Sequence[Case], embed: CachedEmbed, scorer: scoring.Scorer) -> np.ndarray:
-    """Each turn's answer F1 against its reference (the shipped spread gap, 0.1)."""
-    return np.array(
-        [
-            score_text(" ".join(e.sentence for e in extractive.best_sentences(
-                c.query, c.hits, embed=embed, scorer=scorer, spread_gap=0.1
-            )), c.reference)[1]
-            for c in cases
-        ]
-    )  # fmt: skip
-
-
-def paired(a: np.ndarray, b: np.ndarray, seed: int = 0) -> dict[str, float]:
-    """Mean of b - a and its 95% paired bootstrap interval (2,000 resamples of turns)."""
-    d = b - a
-    rng = np.random.default_rng(seed)
-    means = d[rng.integers(0, len(d), (2000, len(d)))].mean(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
-    return {"diff": round(float(d.mean()), 4), "lo": round(float(lo), 4), "hi": round(float(hi), 4)}
+def paired(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
+    """Mean of b - a and its 95% paired bootstrap interval (`paired_f1.compare`, 2,000
+    resamples of turns)."""
+    c = compare(a, b, resamples=2000)
+    return {"diff": round(c["mean"], 4), "lo": round(c["low"], 4), "hi": round(c["high"], 4)}
 
 
 class CrossFeature:
@@ -270,6 +256,17 @@ def _frozen(name: str, args: argparse.Namespace) -> bool:
     return False
 
 
+def write_scores(path: Path, scores: dict[tuple[str, str], float]) -> None:
+    """Keep (query, text) -> score as JSON, keyed "query<TAB>text"."""
+    path.write_text(json.dumps({f"{q}\t{t}": v for (q, t), v in scores.items()}))
+
+
+def read_scores(path: Path) -> dict[tuple[str, str], float]:
+    """What `write_scores` kept."""
+    pairs = json.loads(path.read_text()).items()
+    return {(q, t): v for k, v in pairs for q, t in [k.split("\t", 1)]}
+
+
 def single_domain_scores(args: argparse.Namespace, cases: dict[str, list[Case]]) -> dict:
     """Scores of every MTRAG turn's candidates by a model trained on ONE domain (kept in
     `--models` as single_<domain>.json): the fitting domains' scores for `--stacked`."""
@@ -277,7 +274,7 @@ def single_domain_scores(args: argparse.Namespace, cases: dict[str, list[Case]])
     for d in DOMAINS:
         kept = args.models / f"single_{d}.json"
         if kept.exists():
-            out[d] = {tuple(k.split("\t", 1)): v for k, v in json.loads(kept.read_text()).items()}
+            out[d] = read_scores(kept)
             continue
         print(f"single: training on {d}", flush=True)
         tokenizer, model = train(
@@ -291,7 +288,7 @@ def single_domain_scores(args: argparse.Namespace, cases: dict[str, list[Case]])
             for k in answer_reads(c)[1]
         ]
         out[d] = score_pairs(tokenizer, model, pairs)
-        kept.write_text(json.dumps({f"{q}\t{t}": v for (q, t), v in out[d].items()}))
+        write_scores(kept, out[d])
     return out
 
 
@@ -328,7 +325,7 @@ def main() -> None:
         tests = [held, *([f"un/{held}"] if f"un/{held}" in cases else [])]
         kept = args.models / f"scores_{held}.json" if args.models else None
         if kept and kept.exists():
-            scores = {tuple(k.split("\t", 1)): v for k, v in json.loads(kept.read_text()).items()}
+            scores = read_scores(kept)
         else:
             data = [g for d in fitting for g in groups(cases[d])]
             if args.gold_too:
@@ -354,7 +351,7 @@ def main() -> None:
                 )
             if kept:
                 kept.parent.mkdir(parents=True, exist_ok=True)
-                kept.write_text(json.dumps({f"{q}\t{t}": v for (q, t), v in scores.items()}))
+                write_scores(kept, scores)
         if args.stacked:  # each fitting domain read by the model trained on the other one
             a, b = fitting
             own = {(c.query, k.text) for c in cases[a] for k in answer_reads(c)[1]}
@@ -370,11 +367,11 @@ def main() -> None:
         with CrossFeature(scores):
             crossed = fitted(fit_cases, embed, args.l2)
             for t in tests:
-                crossed_f1[t] = turn_f1s(cases[t], embed, crossed)
+                crossed_f1[t] = turn_f1s(cases[t], embed, crossed, 0.1)
                 row[t]["f1_cross"] = round(float(crossed_f1[t].mean()), 4)
                 row[t]["cross_weight"] = round(crossed.weights[-1], 3)
         for t in tests:
-            base_f1 = turn_f1s(cases[t], embed, base)
+            base_f1 = turn_f1s(cases[t], embed, base, 0.1)
             row[t]["f1_base"] = round(float(base_f1.mean()), 4)
             row[t]["cross_minus_base"] = paired(base_f1, crossed_f1[t])
             row[t]["f1_shipped"] = f1(cases[t], embed, scoring.shipped(), 0.1)

@@ -117,18 +117,27 @@ def rows(cases: Sequence[Case], embed: CachedEmbed) -> tuple[np.ndarray, np.ndar
     return np.vstack(xs), np.concatenate(ys)
 
 
+def turn_f1s(
+    cases: Sequence[Case], embed: CachedEmbed, scorer: scoring.Scorer, gap: float | None
+) -> np.ndarray:
+    """Each turn's content-word F1 of its answer against its reference (`gap` None: the
+    gold passages carry no dense cosine, as extractive_answers.py answers them)."""
+    return np.array(
+        [
+            score_text(" ".join(e.sentence for e in extractive.best_sentences(
+                c.query, c.hits, embed=embed, scorer=scorer, spread_gap=gap
+            )), c.reference)[1]
+            for c in cases
+        ],
+        dtype=float,
+    )  # fmt: skip
+
+
 def f1(
     cases: Sequence[Case], embed: CachedEmbed, scorer: scoring.Scorer, gap: float | None
 ) -> float:
-    """Mean content-word F1 of the answers against the references (`gap` None: the gold
-    passages carry no dense cosine, as extractive_answers.py answers them)."""
-    total = 0.0
-    for c in cases:
-        quoted = extractive.best_sentences(
-            c.query, c.hits, embed=embed, scorer=scorer, spread_gap=gap
-        )
-        total += score_text(" ".join(e.sentence for e in quoted), c.reference)[1]
-    return round(total / len(cases), 4) if cases else 0.0
+    """Mean content-word F1 of the answers against the references (`turn_f1s`)."""
+    return round(float(turn_f1s(cases, embed, scorer, gap).mean()), 4) if cases else 0.0
 
 
 def fitted(cases: Sequence[Case], embed: CachedEmbed, l2: float) -> scoring.Scorer:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -30,11 +31,13 @@ def sign_test(better: int, worse: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def compare(a: list[float], b: list[float], seed: int = 0) -> dict[str, float]:
+def compare(
+    a: Sequence[float], b: Sequence[float], seed: int = 0, resamples: int = RESAMPLES
+) -> dict[str, float]:
     """Mean difference b - a, turns better / worse, bootstrap interval, sign-test p."""
     diff = np.asarray(b) - np.asarray(a)
     rng = np.random.default_rng(seed)
-    means = diff[rng.integers(0, len(diff), size=(RESAMPLES, len(diff)))].mean(axis=1)
+    means = diff[rng.integers(0, len(diff), size=(resamples, len(diff)))].mean(axis=1)
     better, worse = int((diff > 1e-9).sum()), int((diff < -1e-9).sum())
     return {
         "n": len(diff),
