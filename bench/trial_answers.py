@@ -57,6 +57,40 @@ def hits_of(row: dict[str, Any], passages: dict[str, str]) -> list[Hit]:
     return out
 
 
+def answerable_rows(trial: dict[str, Any]) -> list[dict[str, Any]]:
+    """The trial's turns an answer's sentence choice decides: default mode, ANSWERABLE with
+    `expect` strings, answered (no abstention or ask-back), not "tell me more", with hits."""
+    return [
+        row
+        for row in trial["rows"]
+        if row["mode"] == MODE
+        and row["label"] == "ANSWERABLE"
+        and row["expect"]
+        and row["action"] == "answer"
+        and not edits.asks_for_more(row["message"])
+        and row["hits"]
+    ]
+
+
+def replay(row: dict[str, Any], passages: dict[str, str], embed: Any, scorer: Any = None) -> str:
+    """The answer `extractive.best_sentences` gives `row`'s standalone query over its kept
+    hits, with the shipped settings and `scorer` (None: the shipped weights)."""
+    settings = Settings().retrieval
+    quoted = extractive.best_sentences(
+        row["standalone"],
+        hits_of(row, passages),
+        embed=embed,
+        scorer=scorer,
+        spread_gap=settings.spread_gap,
+        single_gap=settings.spread_gap_single,
+        nearest=settings.quote_nearest,
+        continuation=settings.quote_continuation,
+        opening=settings.quote_opening,
+        headed=settings.quote_headed,
+    )
+    return " ".join(e.sentence for e in quoted)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("trial", type=Path)
@@ -69,29 +103,10 @@ def main() -> None:
         pickle.loads(args.vectors.read_bytes()) if args.vectors and args.vectors.exists() else {}
     )
     embed = CachedEmbed(vectors)
-    settings = Settings().retrieval
     was = now = n = 0
     changed = []
-    for row in trial["rows"]:
-        if row["mode"] != MODE or row["label"] != "ANSWERABLE" or not row["expect"]:
-            continue
-        if row["action"] != "answer":
-            continue
-        if edits.asks_for_more(row["message"]) or not row["hits"]:
-            continue
-        quoted = extractive.best_sentences(
-            row["standalone"],
-            hits_of(row, passages),
-            embed=embed,
-            spread_gap=settings.spread_gap,
-            single_gap=settings.spread_gap_single,
-            nearest=settings.quote_nearest,
-            continuation=settings.quote_continuation,
-            opening=settings.quote_opening,
-            headed=settings.quote_headed,
-        )
-        answer = " ".join(e.sentence for e in quoted)
-        before, after = bool(row["expect_ok"]), holds(answer, row["expect"])
+    for row in answerable_rows(trial):
+        before, after = bool(row["expect_ok"]), holds(replay(row, passages, embed), row["expect"])
         n += 1
         was += before
         now += after
