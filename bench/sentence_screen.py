@@ -36,6 +36,7 @@ from handbook_trial import copy_corpus  # noqa: E402
 from tellmemore.answer import extractive  # noqa: E402
 from tellmemore.assistant import Assistant  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
+from tellmemore.types import Hit  # noqa: E402
 
 
 def retrieve(corpus: str) -> list[dict[str, Any]]:
@@ -72,6 +73,26 @@ class CachedEmbed:
         return np.vstack([self.vectors[t] for t in texts])
 
 
+def shipped_sentences(query: str, hits: Sequence[Hit], embed: Any, scorer: Any = None) -> list[str]:
+    """The offline answer's sentences for `query` over `hits`, chosen with the shipped
+    selection settings (`retrieval.spread_gap`, `quote_nearest`, ...) and `scorer` (None:
+    the shipped weights)."""
+    settings = Settings().retrieval
+    quoted = extractive.best_sentences(
+        query,
+        hits,
+        embed=embed,
+        scorer=scorer,
+        spread_gap=settings.spread_gap,
+        single_gap=settings.spread_gap_single,
+        nearest=settings.quote_nearest,
+        continuation=settings.quote_continuation,
+        opening=settings.quote_opening,
+        headed=settings.quote_headed,
+    )
+    return [e.sentence for e in quoted]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpus", default="clef")
@@ -84,29 +105,18 @@ def main() -> None:
     else:
         cache = {"turns": retrieve(args.corpus), "vectors": {}}
     embed = CachedEmbed(cache["vectors"])
-    settings = Settings().retrieval
     rows = []
     for t in cache["turns"]:
         hits = t["hits"]
         passages = " ".join(h.chunk.text for h in hits[: extractive.MAX_CHUNKS])
-        quoted = extractive.best_sentences(
-            t["query"],
-            hits,
-            embed=embed,
-            spread_gap=settings.spread_gap,
-            single_gap=settings.spread_gap_single,
-            nearest=settings.quote_nearest,
-            continuation=settings.quote_continuation,
-            opening=settings.quote_opening,
-            headed=settings.quote_headed,
-        )
-        answer = " ".join(e.sentence for e in quoted)
+        sentences = shipped_sentences(t["query"], hits, embed)
+        answer = " ".join(sentences)
         row = {
             "turn": t["turn"],
             "query": t["query"],
             "in_passages": _holds(passages, t["expect"]),
             "answered": _holds(answer, t["expect"]),
-            "answer": [e.sentence for e in quoted],
+            "answer": sentences,
         }
         rows.append(row)
         if args.show and row["in_passages"] and not row["answered"]:

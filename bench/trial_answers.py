@@ -26,10 +26,9 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path[:0] = [os.getcwd(), str(Path(__file__).resolve().parent)]
 
-from sentence_screen import CachedEmbed  # noqa: E402
+from sentence_screen import CachedEmbed, shipped_sentences  # noqa: E402
 
-from tellmemore.answer import edits, extractive  # noqa: E402
-from tellmemore.config import Settings  # noqa: E402
+from tellmemore.answer import edits  # noqa: E402
 from tellmemore.types import Chunk, Hit  # noqa: E402
 
 MODE = "floor (default)"
@@ -75,20 +74,7 @@ def answerable_rows(trial: dict[str, Any]) -> list[dict[str, Any]]:
 def replay(row: dict[str, Any], passages: dict[str, str], embed: Any, scorer: Any = None) -> str:
     """The answer `extractive.best_sentences` gives `row`'s standalone query over its kept
     hits, with the shipped settings and `scorer` (None: the shipped weights)."""
-    settings = Settings().retrieval
-    quoted = extractive.best_sentences(
-        row["standalone"],
-        hits_of(row, passages),
-        embed=embed,
-        scorer=scorer,
-        spread_gap=settings.spread_gap,
-        single_gap=settings.spread_gap_single,
-        nearest=settings.quote_nearest,
-        continuation=settings.quote_continuation,
-        opening=settings.quote_opening,
-        headed=settings.quote_headed,
-    )
-    return " ".join(e.sentence for e in quoted)
+    return " ".join(shipped_sentences(row["standalone"], hits_of(row, passages), embed, scorer))
 
 
 def main() -> None:
