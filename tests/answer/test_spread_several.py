@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tellmemore.answer import extractive, lists
+from tellmemore.answer import extractive, lists, selection
 from tellmemore.config import Settings
 from tellmemore.testing.conformance import make_chunk
 from tellmemore.types import Hit
@@ -106,3 +106,22 @@ def test_a_question_for_the_options_quotes_each_options_passage(minilm) -> None:
 
 def test_the_single_gap_is_the_default() -> None:
     assert Settings().retrieval.spread_gap_single == extractive.SINGLE_GAP
+
+
+def test_a_question_for_one_thing_keeps_the_top_passages_next_sentences() -> None:
+    """Session 27 (`spread_gap_single` 0.02): a passage 0.03 below the best one no longer
+    takes the answer's second slot from the top passage's next sentences; at 0.05 it did,
+    and the third-best sentence, which held the answer on TTS ("FMLA leave is unpaid"),
+    was left out (bench/results/spread_gap.md)."""
+    hits = [
+        Hit(chunk=make_chunk(f"p{i}", f"Leave > Part {i}\n\ntext"), score=1.0, rank=i + 1, dense=d)
+        for i, d in enumerate((0.60, 0.57))
+    ]
+    scored = [(0.5, 0, 0, "A first."), (0.4, 0, 1, "A second."), (0.35, 0, 2, "A third.")]
+    scored.append((0.3, 1, 0, "B best."))
+    single = Settings().retrieval.spread_gap_single
+    assert single is not None and extractive.spread(hits, single) == {0}
+    narrow = selection.ranked(scored, 0.1, extractive.spread(hits, single))
+    assert [c[3] for c in narrow] == ["A first.", "A second.", "A third."]
+    wide = selection.ranked(scored, 0.1, extractive.spread(hits, 0.05))
+    assert [c[3] for c in wide] == ["A first.", "B best.", "A second."]
