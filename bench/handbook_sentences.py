@@ -11,9 +11,9 @@ selection) is judged: every `expect` string in the answer, among the turns whose
 passages hold them all (so retrieval misses do not count). Run it from a checkout to
 measure that checkout's code (before/after: bench/results/handbook_subject.md). The
 selection settings are the shipped ones (`retrieval.spread_gap`, `quote_nearest`,
-`quote_continuation`, `quote_opening`) unless a flag overrides one; before session 20 the
-bench left the spread and the nearest sentence off unless asked (Clef 74/90 that way, 81/90
-as shipped).
+`quote_continuation`, `quote_opening`, `quote_headed`) unless a flag overrides one; before
+session 20 the bench left the spread and the nearest sentence off unless asked (Clef 74/90
+that way, 81/90 as shipped).
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ def run(
     continuation: bool,
     opening: bool = False,
     single_gap: float | None = None,
+    headed: bool = False,
 ) -> dict[str, Any]:
     source = corpus_for(corpus)
     with tempfile.TemporaryDirectory(prefix="tellmemore-sentences-") as work:
@@ -80,6 +81,7 @@ def run(
                 nearest=nearest,
                 continuation=continuation,
                 opening=opening,
+                headed=headed,
             )
             answer = " ".join(e.sentence for e in quoted)
             rows.append(
@@ -141,6 +143,12 @@ def main() -> None:
         default=shipped.quote_opening,
         help=f"retrieval.quote_opening (shipped: {shipped.quote_opening})",
     )
+    parser.add_argument(
+        "--headed",
+        action=argparse.BooleanOptionalAction,
+        default=shipped.quote_headed,
+        help=f"retrieval.quote_headed (shipped: {shipped.quote_headed})",
+    )
     args = parser.parse_args()
     result = run(
         args.corpus,
@@ -149,8 +157,10 @@ def main() -> None:
         args.continuation,
         args.opening,
         args.spread_gap_single,
+        args.headed,
     )
     result["continuation"] = args.continuation
+    result["headed"] = args.headed
     result["opening"] = args.opening
     result["spread_gap"] = args.spread_gap
     result["spread_gap_single"] = args.spread_gap_single
