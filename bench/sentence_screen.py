@@ -77,18 +77,8 @@ def shipped_sentences(query: str, hits: Sequence[Hit], embed: Any, scorer: Any =
     """The offline answer's sentences for `query` over `hits`, chosen with the shipped
     selection settings (`retrieval.spread_gap`, `quote_nearest`, ...) and `scorer` (None:
     the shipped weights)."""
-    settings = Settings().retrieval
     quoted = extractive.best_sentences(
-        query,
-        hits,
-        embed=embed,
-        scorer=scorer,
-        spread_gap=settings.spread_gap,
-        single_gap=settings.spread_gap_single,
-        nearest=settings.quote_nearest,
-        continuation=settings.quote_continuation,
-        opening=settings.quote_opening,
-        headed=settings.quote_headed,
+        query, hits, embed=embed, scorer=scorer, **extractive.selection_of(Settings().retrieval)
     )
     return [e.sentence for e in quoted]
 

@@ -518,13 +518,8 @@ class TurnRunner:
             hits,
             embed=None if fast else self._sentence_embed(),
             exclude=shown,
-            spread_gap=self.settings.retrieval.spread_gap,
-            single_gap=self.settings.retrieval.spread_gap_single,
-            nearest=self.settings.retrieval.quote_nearest,
-            continuation=self.settings.retrieval.quote_continuation,
             outline=self._outline,
-            opening=self.settings.retrieval.quote_opening,
-            headed=self.settings.retrieval.quote_headed,
+            **extractive.selection_of(self.settings.retrieval),
         )
         return quote.quote(extracts, hits, by_rank=by_rank)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, TypedDict
 
 from tellmemore.answer import edits, lists, scoring, selection, steps, superlatives
 from tellmemore.answer import legacy as legacy_ranking
@@ -31,6 +32,9 @@ from tellmemore.answer.words import terms
 from tellmemore.injection import quotable
 from tellmemore.types import Hit
 
+if TYPE_CHECKING:
+    from tellmemore.config import RetrievalSettings
+
 MAX_CHUNKS = 3
 """Only the best few chunks are quoted; lower ones are usually near-misses."""
 SPREAD_GAP = 0.1
@@ -43,6 +47,30 @@ scores differ by a few percent whatever the passages hold. Chosen on the Clef ha
 SINGLE_GAP = 0.02
 """The gap of `retrieval.spread_gap_single` (its default): the spread for a question that
 asks for one thing (`spread_gap_for`); bench/results/spread_gap.md."""
+
+
+class Selection(TypedDict):
+    """The settings of `best_sentences` that choose what is quoted, by keyword."""
+
+    spread_gap: float | None
+    single_gap: float | None
+    nearest: bool
+    continuation: bool
+    opening: bool
+    headed: bool
+
+
+def selection_of(settings: RetrievalSettings) -> Selection:
+    """`best_sentences`' selection keywords as `settings` set them: the turn and the benches
+    read them here, so a new selection setting reaches every caller at once."""
+    return Selection(
+        spread_gap=settings.spread_gap,
+        single_gap=settings.spread_gap_single,
+        nearest=settings.quote_nearest,
+        continuation=settings.quote_continuation,
+        opening=settings.quote_opening,
+        headed=settings.quote_headed,
+    )
 
 
 @dataclass(frozen=True)
