@@ -37,15 +37,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 import train_selector as ts  # noqa: E402
 
 from tellmemore.config import Settings  # noqa: E402
-from tellmemore.conversation.binding import Salience  # noqa: E402
-from tellmemore.conversation.gate import gate  # noqa: E402
 from tellmemore.conversation.selector import FEATURES, SelectorModel, candidates  # noqa: E402
-from tellmemore.conversation.text import strip_citations  # noqa: E402
 from tellmemore.eval.datasets import load_dataset  # noqa: E402
 from tellmemore.eval.terms import content_terms  # noqa: E402
 from tellmemore.index.base import Embedder  # noqa: E402
 from tellmemore.index.embedders import load_embedder  # noqa: E402
-from tellmemore.types import Turn  # noqa: E402
 
 DOMAINS = ("clapnq", "cloud", "govt")
 ADDED = ("closeness", "best_gain", "top5_gain")
@@ -66,19 +62,9 @@ def extract(data: Path, cache: Path, name: str, embedder: Embedder) -> list[ts.T
     matrix = chunk_matrix(cache, name)
     rows: list[ts.TurnRows] = []
     try:
-        for turn in dataset.turns:
-            if not turn.followup:
-                continue
-            history = [Turn(t.role, strip_citations(t.content)) for t in turn.history]
-            salience = Salience(index.term_stats)
-            verdict = gate(turn.message, history, salience=salience)
-            found = candidates(turn.message, history, salience, verdict)
-            msg = set(content_terms(turn.message))
-            hist: set[str] = set()
-            for t in history:
-                hist |= set(content_terms(t.content))
-            rewrite = set(content_terms(turn.rewrite))
-            expected = (rewrite & hist) - msg
+        for f in ts.follow_ups(dataset, index):
+            turn, msg, hist, rewrite, expected = f.turn, f.message, f.said, f.rewrite, f.expected
+            found = candidates(turn.message, f.history, f.salience, f.verdict)
             kept = [(c, (set(content_terms(c.phrase.text)) & hist) - msg) for c in found]
             kept = [(c, new) for c, new in kept if new]
             texts = [turn.message] + [f"{turn.message} {c.phrase.text}" for c, _ in kept]

@@ -35,15 +35,13 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 import train_selector as ts  # noqa: E402
 
-from tellmemore.conversation.binding import Salience, collect_candidates  # noqa: E402
-from tellmemore.conversation.gate import gate  # noqa: E402
+from tellmemore.conversation.binding import collect_candidates  # noqa: E402
 from tellmemore.conversation.referents import find_referents  # noqa: E402
 from tellmemore.conversation.scorer import FEATURES, Scorer, features  # noqa: E402
 from tellmemore.conversation.selector import SelectorModel  # noqa: E402
-from tellmemore.conversation.text import content_words, stem, strip_citations  # noqa: E402
+from tellmemore.conversation.text import content_words, stem  # noqa: E402
 from tellmemore.eval.datasets import iter_corpus, load_dataset  # noqa: E402
 from tellmemore.eval.terms import content_terms  # noqa: E402
-from tellmemore.types import Turn  # noqa: E402
 
 DATA = Path(os.environ.get("TELLMEMORE_BENCH_DATA", "/work/shared/bench/mtrag"))
 DOMAINS = ("clapnq", "cloud", "govt")
@@ -74,19 +72,10 @@ def extract(domain: str | Path, cache: Path) -> list[Rows]:
     index = ts._index_for(ds.name, cache)
     out: list[Rows] = []
     try:
-        for turn in ds.turns:
-            if not turn.followup:
-                continue
-            history = [Turn(t.role, strip_citations(t.content)) for t in turn.history]
-            salience = Salience(index.term_stats)
-            verdict = gate(turn.message, history, salience=salience)
-            scored = features(turn.message, history, salience, verdict)
-            msg = set(content_terms(turn.message))
-            hist: set[str] = set()
-            for t in history:
-                hist |= set(content_terms(t.content))
-            rew = set(content_terms(turn.rewrite))
-            expected = (rew & hist) - msg
+        for f in ts.follow_ups(ds, index):
+            turn, history, salience = f.turn, f.history, f.salience
+            msg, hist, rew, expected = f.message, f.said, f.rewrite, f.expected
+            scored = features(turn.message, history, salience, f.verdict)
             gold_terms: set[str] = set()
             for g in turn.gold:
                 gold_terms |= set(content_terms(passages.get(g, "")))

@@ -23,16 +23,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from tellmemore.conversation.binding import Salience
-from tellmemore.conversation.gate import gate
+from tellmemore.conversation.gate import GateResult, gate
 from tellmemore.conversation.selector import FEATURES, SelectorModel, candidates
 from tellmemore.conversation.text import strip_citations
-from tellmemore.eval.datasets import load_dataset
+from tellmemore.eval.datasets import Dataset, EvalTurn, load_dataset
 from tellmemore.eval.terms import content_terms
 from tellmemore.index.sqlite import SQLiteIndex
 from tellmemore.types import Turn
@@ -68,24 +69,48 @@ def _index_for(name: str, cache: Path) -> SQLiteIndex:
     )
 
 
+@dataclass
+class FollowUp:
+    """One follow-up as the trainers read it: the history as the resolver sees it, the
+    gate's verdict on the index's IDF, and the Porter terms the labels compare."""
+
+    turn: EvalTurn
+    history: list[Turn]
+    salience: Salience
+    verdict: GateResult
+    message: set[str]
+    said: set[str]
+    """Terms of the history."""
+    rewrite: set[str]
+    expected: set[str]
+    """Terms the human carried over (in rewrite and history, not in the message)."""
+
+
+def follow_ups(dataset: Dataset, index: SQLiteIndex) -> Iterator[FollowUp]:
+    """Every follow-up turn of `dataset`, read against `index`'s term statistics (the
+    selector's, the scorer's and bench/selector_closeness.py's training rows start here)."""
+    for turn in dataset.turns:
+        if not turn.followup:
+            continue
+        history = [Turn(t.role, strip_citations(t.content)) for t in turn.history]
+        salience = Salience(index.term_stats)
+        verdict = gate(turn.message, history, salience=salience)
+        msg = set(content_terms(turn.message))
+        said: set[str] = set()
+        for t in history:
+            said |= set(content_terms(t.content))
+        rew = set(content_terms(turn.rewrite))
+        yield FollowUp(turn, history, salience, verdict, msg, said, rew, (rew & said) - msg)
+
+
 def extract(path: str, cache: Path) -> list[TurnRows]:
     dataset = load_dataset(path, skip_invalid=True)
     index = _index_for(dataset.name, cache)
     rows: list[TurnRows] = []
     try:
-        for turn in dataset.turns:
-            if not turn.followup:
-                continue
-            history = [Turn(t.role, strip_citations(t.content)) for t in turn.history]
-            salience = Salience(index.term_stats)
-            verdict = gate(turn.message, history, salience=salience)
-            cands = candidates(turn.message, history, salience, verdict)
-            msg = set(content_terms(turn.message))
-            hist = set()
-            for t in history:
-                hist |= set(content_terms(t.content))
-            rew = set(content_terms(turn.rewrite))
-            expected = (rew & hist) - msg
+        for f in follow_ups(dataset, index):
+            turn, msg, hist, rew, expected = f.turn, f.message, f.said, f.rewrite, f.expected
+            cands = candidates(turn.message, f.history, f.salience, f.verdict)
             xs, ys, news = [], [], []
             for c in cands:
                 new = (set(content_terms(c.phrase.text)) & hist) - msg
