@@ -44,9 +44,6 @@ the answer (`selection.ranked`); a farther one only by its probability. The dens
 not the fused score: a follow-up's passages are fused by RRF over several phrasings, whose
 scores differ by a few percent whatever the passages hold. Chosen on the Clef handbook
 (bench/results/extractive_spread.md)."""
-SINGLE_GAP = 0.02
-"""The gap of `retrieval.spread_gap_single` (its default): the spread for a question that
-asks for one thing (`spread_gap_for`); bench/results/spread_gap.md."""
 
 
 class Selection(TypedDict):

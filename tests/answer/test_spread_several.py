@@ -104,8 +104,12 @@ def test_a_question_for_the_options_quotes_each_options_passage(minilm) -> None:
     assert 2 not in quoted(0.05, None)
 
 
-def test_the_single_gap_is_the_default() -> None:
-    assert Settings().retrieval.spread_gap_single == extractive.SINGLE_GAP
+def test_the_default_single_gap_is_the_narrower_one() -> None:
+    """`retrieval.spread_gap_single` (one value, in config.py) narrows the spread for a
+    question that asks for one thing; it is never wider than `spread_gap`."""
+    retrieval = Settings().retrieval
+    assert retrieval.spread_gap is not None and retrieval.spread_gap_single is not None
+    assert retrieval.spread_gap_single < retrieval.spread_gap
 
 
 def test_a_question_for_one_thing_keeps_the_top_passages_next_sentences() -> None:
