@@ -22,7 +22,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from tellmemore.types import SearchMode
+from tellmemore.types import PassName, SearchMode
 
 
 class _Section(BaseModel):
@@ -336,6 +336,10 @@ class ConversationSettings(_Section):
     `conversation.coordination`). Opt-in: on the TTS handbook it asks the two such turns,
     on MTRAG and MTRAG-UN it asks nothing new, and on the held-out PostHog handbook it
     gained no ask-back and added one false one (bench/results/coordination_ask.md)."""
+    disabled_passes: list[PassName] = Field(default_factory=list)
+    """Passes of the embedded resolver to switch off ("pronoun", "ordinal", ...): for an
+    ablation (what each pass adds on your own conversations, `bench/results/pass_ablation.md`)
+    or to stop a pass that misreads your users' wording. Empty (the default): every pass."""
 
 
 class LLMSettings(_Section):

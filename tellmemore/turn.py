@@ -490,6 +490,7 @@ class TurnRunner:
             summary=req.summary,
             window=self.settings.conversation.window,
             ask_coordinated=self.settings.conversation.ask_coordinated,
+            disabled_passes=frozenset(self.settings.conversation.disabled_passes),
             deadline=req.deadline,
         )
         resolution = self.resolver.resolve(message, history, context)

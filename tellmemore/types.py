@@ -27,6 +27,11 @@ class UnknownModeError(InputError, ValueError):
     """An unknown search mode: an input error at the edges, a ValueError to pydantic."""
 
 
+PassName = Literal["pronoun", "definite", "ordinal", "alternatives", "ellipsis", "repair", "carry"]
+"""The embedded resolver's passes (`conversation.passes`), the names `Resolution.passes` and
+`conversation.disabled_passes` use."""
+
+
 class SearchMode(enum.StrEnum):
     """How the index ranks: lexical, semantic, or both fused."""
 

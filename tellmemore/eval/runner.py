@@ -241,6 +241,7 @@ def _run_dataset(
             headings=index.headings,
             window=settings.conversation.window,
             ask_coordinated=settings.conversation.ask_coordinated,
+            disabled_passes=frozenset(settings.conversation.disabled_passes),
         )
         _warm_term_stats(index)
         runs_dir = cache_dir / "runs"

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, get_args
 
 from tellmemore.conversation.binding import Candidate, Phrase
 from tellmemore.conversation.gate import GateResult
 from tellmemore.conversation.referents import Ellipsis, Referent
-from tellmemore.types import Resolution
+from tellmemore.types import PassName, Resolution
 
 if TYPE_CHECKING:
     from tellmemore.conversation.passes.state import RunState
 
-PASS_NAMES = ("pronoun", "definite", "ordinal", "alternatives", "ellipsis", "repair", "carry")
+PASS_NAMES: tuple[str, ...] = get_args(PassName)
 """Every pass name `Resolution.passes` may hold (design.md, the second shape)."""
 
 
