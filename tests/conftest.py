@@ -70,15 +70,30 @@ def _sample_project_template(tmp_path_factory: pytest.TempPathFactory, minilm): 
 
 
 @pytest.fixture
-def sample_assistant(_sample_project_template: Path, tmp_path: Path, minilm):  # type: ignore[no-untyped-def]
-    """A fresh copy of the ingested sample project, opened with the shared MiniLM."""
+def sample_assistant_with(_sample_project_template: Path, tmp_path: Path, minilm):  # type: ignore[no-untyped-def]
+    """Opens fresh copies of the ingested sample project with the shared MiniLM, each with
+    its own settings sections (`conversation={"ask_coordinated": True}`); all closed after
+    the test."""
     import shutil
 
     from tellmemore.assistant import Assistant
     from tellmemore.config import Settings
 
-    target = tmp_path / "sample-project"
-    shutil.copytree(_sample_project_template, target)
-    assistant = Assistant(Settings(project_dir=target), embedder=minilm)
-    yield assistant
-    assistant.close()
+    opened: list[Assistant] = []
+
+    def open_copy(**sections: object) -> Assistant:
+        target = tmp_path / f"sample-project-{len(opened)}"
+        shutil.copytree(_sample_project_template, target)
+        assistant = Assistant(Settings(project_dir=target, **sections), embedder=minilm)
+        opened.append(assistant)
+        return assistant
+
+    yield open_copy
+    for assistant in opened:
+        assistant.close()
+
+
+@pytest.fixture
+def sample_assistant(sample_assistant_with):  # type: ignore[no-untyped-def]
+    """A fresh copy of the ingested sample project, opened with the shared MiniLM."""
+    return sample_assistant_with()

@@ -41,29 +41,15 @@ def test_one_plan_in_the_conversation_is_not_asked_about(sample_assistant) -> No
 
 
 def test_it_after_two_plans_asked_together_asks_which_when_opted_in(
-    _sample_project_template,
-    tmp_path,
-    minilm,  # type: ignore[no-untyped-def]
+    sample_assistant_with,  # type: ignore[no-untyped-def]
 ) -> None:
     """`conversation.ask_coordinated` reaches the resolver: "it" after two plans set side by
     side asks which one; off (the default), it binds one as before."""
-    import shutil
-
-    from tellmemore.assistant import Assistant
-    from tellmemore.config import Settings
-
     asked: dict[bool, object] = {}
     for on in (True, False):
-        target = tmp_path / f"project-{on}"
-        shutil.copytree(_sample_project_template, target)
-        settings = Settings(project_dir=target, conversation={"ask_coordinated": on})
-        assistant = Assistant(settings, embedder=minilm)
-        try:
-            chat = assistant.session()
-            chat.ask("When do the Starter plan and the Enterprise plan renew?")
-            asked[on] = chat.ask("how many sites does it include?").clarification_options
-        finally:
-            assistant.close()
+        chat = sample_assistant_with(conversation={"ask_coordinated": on}).session()
+        chat.ask("When do the Starter plan and the Enterprise plan renew?")
+        asked[on] = chat.ask("how many sites does it include?").clarification_options
     assert asked[True] is not None and len(asked[True]) == 2  # type: ignore[arg-type]
     assert {o.lower() for o in asked[True]} == {"starter plan", "enterprise plan"}  # type: ignore[union-attr]
     assert not asked[False]

@@ -4,8 +4,6 @@ the other passes still run, and a misspelt pass name is refused with the valid n
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 from pydantic import ValidationError
 
@@ -13,38 +11,22 @@ from tellmemore.config import Settings
 from tellmemore.conversation.passes.base import PASS_NAMES
 
 
-def _follow_up(template, tmp_path, minilm, disabled: list[str]):  # type: ignore[no-untyped-def]
-    from tellmemore.assistant import Assistant
-
-    target = tmp_path / ("project-" + ("-".join(disabled) or "all"))
-    shutil.copytree(template, target)
-    settings = Settings(project_dir=target, conversation={"disabled_passes": disabled})
-    assistant = Assistant(settings, embedder=minilm)
-    try:
-        chat = assistant.session()
-        chat.ask("How much is the Pro plan?")
-        return chat.ask("how many sites does it include?")
-    finally:
-        assistant.close()
+def _follow_up(open_copy, disabled: list[str]):  # type: ignore[no-untyped-def]
+    """ "it" after a question about the Pro plan, with `disabled` passes off."""
+    chat = open_copy(conversation={"disabled_passes": disabled}).session()
+    chat.ask("How much is the Pro plan?")
+    return chat.ask("how many sites does it include?")
 
 
-def test_switching_off_the_pronoun_pass_leaves_it_unbound(
-    _sample_project_template,
-    tmp_path,
-    minilm,  # type: ignore[no-untyped-def]
-) -> None:
-    every = _follow_up(_sample_project_template, tmp_path, minilm, [])
+def test_switching_off_the_pronoun_pass_leaves_it_unbound(sample_assistant_with) -> None:  # type: ignore[no-untyped-def]
+    every = _follow_up(sample_assistant_with, [])
     assert "it" in every.bindings and "pro" in every.bindings["it"].lower()
-    without = _follow_up(_sample_project_template, tmp_path, minilm, ["pronoun"])
+    without = _follow_up(sample_assistant_with, ["pronoun"])
     assert "it" not in without.bindings
 
 
-def test_switching_off_another_pass_keeps_the_pronoun_binding(
-    _sample_project_template,
-    tmp_path,
-    minilm,  # type: ignore[no-untyped-def]
-) -> None:
-    kept = _follow_up(_sample_project_template, tmp_path, minilm, ["ordinal", "carry"])
+def test_switching_off_another_pass_keeps_the_pronoun_binding(sample_assistant_with) -> None:  # type: ignore[no-untyped-def]
+    kept = _follow_up(sample_assistant_with, ["ordinal", "carry"])
     assert "pro" in kept.bindings.get("it", "").lower()
 
 
