@@ -575,14 +575,22 @@ def main() -> None:
     command += "".join(f' --modes "{m}"' for m in args.modes or [])
     out = source.out
     if args.rejudge:
-        payload = json.loads(out.with_suffix(".json").read_text())
+        payload = json.loads(report_path(out, ".json").read_text())
         payload["rows"] = rejudge(payload["rows"], payload["passages"], source.conversations)
         command = payload["command"]
     else:
         payload = {"command": command, **run(args.modes or [], source)}
-    out.with_suffix(".json").write_text(json.dumps(payload, indent=1) + "\n")
-    out.with_suffix(".md").write_text(render(payload))
-    print(f"wrote {out.with_suffix('.md')}")
+    report_path(out, ".json").write_text(json.dumps(payload, indent=1) + "\n")
+    report_path(out, ".md").write_text(render(payload))
+    print(f"wrote {report_path(out, '.md')}")
+
+
+def report_path(out: Path, suffix: str) -> Path:
+    """`out` with `suffix` appended: a dot inside the name is no suffix ("trial_w0.7_tts"
+    must not become "trial_w0.json", where two runs overwrite each other); a given ".json"
+    or ".md" is replaced."""
+    base = out.with_suffix("") if out.suffix in (".json", ".md") else out
+    return base.with_name(base.name + suffix)
 
 
 if __name__ == "__main__":

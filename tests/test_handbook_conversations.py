@@ -164,3 +164,14 @@ def test_trial_finds_each_corpus_and_any_folder(
     assert corpus.out.name == "acme_handbook_trial"
     with pytest.raises(SystemExit, match="clef nor tts nor posthog"):
         trial.corpus_for(str(tmp_path / "missing"))
+
+
+def test_trial_report_path_keeps_a_dot_in_the_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--out trial_w0.7_tts` writes trial_w0.7_tts.json, not trial_w0.json: two runs whose
+    tags differ after a dot must not overwrite each other. A given suffix is replaced."""
+    trial = _trial(monkeypatch)
+    out = Path("/tmp/trials/trial_w0.7_tts")
+    assert trial.report_path(out, ".json").name == "trial_w0.7_tts.json"
+    assert trial.report_path(out, ".md").name == "trial_w0.7_tts.md"
+    assert trial.report_path(Path("x/report.json"), ".md") == Path("x/report.md")
+    assert trial.report_path(Path("x/handbook_trial"), ".json") == Path("x/handbook_trial.json")
