@@ -36,5 +36,19 @@ def test_a_misspelt_pass_is_refused_naming_the_valid_ones() -> None:
     assert all(name in str(err.value) for name in PASS_NAMES)
 
 
-def test_the_setting_lists_every_pass() -> None:
-    assert Settings(conversation={"disabled_passes": list(PASS_NAMES)}).conversation.disabled_passes
+def test_every_pass_the_resolver_names_can_be_switched_off() -> None:
+    """Each pass module's NAME (what `Resolution.passes` reports) is a name the setting
+    accepts, and the setting knows no name that no pass has."""
+    import importlib
+    import pkgutil
+
+    import tellmemore.conversation.passes as package
+
+    names = set()
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        if isinstance(getattr(module, "NAME", None), str):
+            names.add(module.NAME)
+    assert names == set(PASS_NAMES)
+    chosen = sorted(names)
+    assert Settings(conversation={"disabled_passes": chosen}).conversation.disabled_passes == chosen
