@@ -147,6 +147,23 @@ def test_the_abstention_names_what_is_near_and_what_is_missing() -> None:
     assert "but nothing about probation period." in probation
 
 
+def test_the_abstention_names_only_a_thing_as_missing() -> None:
+    """A verb or an adverb the passages happen not to use is no subject the documents lack:
+    "nothing about keeps" becomes "nothing that answers this"; a missing noun is named."""
+    hits = [
+        hit(BENEFITS[1], 0.30, 1, title="Handbook", section=("Coworking stipend",)),
+        hit(BENEFITS[0], 0.29, 2, title="Handbook", section=("Health reimbursement",)),
+    ]
+    for question in (
+        "Who keeps the coworking stipend?",
+        "what do I have to agree to afterwards?",
+    ):
+        text = answerability.abstention([question], hits, None)
+        assert "but nothing that answers this." in text, question
+    named = answerability.abstention(["Does the stipend cover a treadmill?"], hits, None)
+    assert "but nothing about treadmill." in named
+
+
 COUNTIES = ["Alameda County", "Ventura County", "Tuolumne County"]
 
 

@@ -52,6 +52,7 @@ from tellmemore.answer.abstain import COVERAGE_HITS, lexical_coverage
 from tellmemore.answer.calibration import Calibration
 from tellmemore.answer.stated import value_share
 from tellmemore.answer.units import sentences
+from tellmemore.conversation.analysis import analyze
 from tellmemore.conversation.text import AUXILIARIES, FUNCTION_WORDS, content_words, stem
 from tellmemore.index.base import Vector
 from tellmemore.types import Hit, TermStats, Turn
@@ -326,8 +327,15 @@ def _opaque(text: str) -> bool:
 
 def lacking_phrase(question: str, lost: Sequence[str]) -> str:
     """The question's own words for what the evidence lacks: the span from the first to
-    the last missing word when it is short ("capital of Mongolia"), else the two rarest."""
-    if not lost:
+    the last missing word when it is short ("capital of Mongolia"), else the noun phrases
+    holding the two rarest ("July or full amount"). Only a thing can be lacking: what is
+    named holds a word of one of the question's noun phrases (`conversation.analysis`),
+    else it is "" ("nothing about keeps", "nothing about afterwards" named a verb or an
+    adverb the passages happen not to use)."""
+    phrases = [p.text for p in analyze(question).phrases]
+    nouns = {stem(w) for p in phrases for w in content_words(p)}
+    things = [w for w in lost if stem(w) in nouns]
+    if not things:
         return ""
     tokens = question.strip(" ?!.").split()
     bare = [t.strip("?!.,;:'\"()").lower() for t in tokens]
@@ -339,10 +347,23 @@ def lacking_phrase(question: str, lost: Sequence[str]) -> str:
         verbs = [i for i in range(start, end) if bare[i] in AUXILIARIES]
         if verbs and any(i > verbs[-1] for i in where):
             start = verbs[-1] + 1
+        # a thing starts and ends the span: "cover a treadmill" lacks "treadmill"; a word
+        # before "of" heads its phrase ("capital of Mongolia")
+        while (
+            start < end and stem(bare[start]) not in nouns and bare[start + 1 : start + 2] != ["of"]
+        ):
+            start += 1
+        while end > start and stem(bare[end - 1]) not in nouns:
+            end -= 1
         while start < end - 1 and bare[start] in FUNCTION_WORDS:
             start += 1
-        return " ".join(t.strip('?!.,;:"()') for t in tokens[start:end])
-    return " or ".join(lost[:2])
+        if end > start:
+            return " ".join(t.strip('?!.,;:"()') for t in tokens[start:end])
+    # far apart: the noun phrases holding the two rarest ("July or full amount")
+    held = [
+        next(p for p in phrases if stem(w) in {stem(x) for x in content_words(p)}) for w in things
+    ]
+    return " or ".join(list(dict.fromkeys(held))[:2])
 
 
 MAX_SPAN_WORDS = 5
