@@ -430,3 +430,21 @@ def test_the_margin_and_the_bm25_score_are_read_off_the_top_hits() -> None:
     assert f["bm25_top"] == pytest.approx(7.5)
     none = answerability.features([q], hits[1:2], {q: hits[1:2]}, None, CAL)
     assert none["bm25_top"] == 0.0 and none["dense_margin"] == 0.0
+
+
+def test_the_abstention_quotes_two_subjects_whose_names_hold_an_and() -> None:
+    """ "Exercise Prices and 409a Valuations and Salary and Equity Compensation" reads as
+    four things; quoted, as two. Names without an "and" stay bare."""
+    hits = [
+        hit(BENEFITS[1], 0.30, 1, title="Equity", section=("Exercise Prices and Valuations",)),
+        hit(BENEFITS[0], 0.29, 2, title="Pay", section=("Salary and Equity",)),
+    ]
+    text = answerability.abstention(["what's the strike price?"], hits, None)
+    assert text.startswith("I found “Exercise Prices and Valuations” and “Salary and Equity” in")
+    plain = [
+        hit(BENEFITS[1], 0.30, 1, title="Handbook", section=("Coworking stipend",)),
+        hit(BENEFITS[0], 0.29, 2, title="Handbook", section=("Health reimbursement",)),
+    ]
+    assert answerability.abstention(["what's the strike price?"], plain, None).startswith(
+        "I found Coworking stipend and Health reimbursement in"
+    )

@@ -320,6 +320,15 @@ def nearby_subjects(hits: Sequence[Hit], n: int = 2) -> list[str]:
     return out
 
 
+def both_named(first: str, second: str) -> str:
+    """Two subjects joined by "and", quoted when a name holds an "and" of its own:
+    "Exercise Prices and 409a Valuations and Salary and Equity Compensation" reads as four
+    things."""
+    if " and " in f"{first.lower()}|{second.lower()}":
+        return f"“{first}” and “{second}”"
+    return f"{first} and {second}"
+
+
 def _opaque(text: str) -> bool:
     """A record id standing in for a title ("ibmcld_04178-7-2164")."""
     return " " not in text.strip() and any(ch.isdigit() for ch in text)
@@ -389,7 +398,7 @@ def abstention(
         }
         lacking = lacking_phrase(question, [w for w in missing.words if w.lower() not in spelt])
     if near:
-        found = near[0] if len(near) == 1 else f"{near[0]} and {near[1]}"
+        found = near[0] if len(near) == 1 else both_named(near[0], near[1])
         about = (
             (lacking if lacking.startswith("that ") else f"about {lacking}")
             if lacking
