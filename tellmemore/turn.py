@@ -484,13 +484,11 @@ class TurnRunner:
         gated = gate(asked, history, term_stats, headings=headings_of(headings))
         if not gated.needs_resolution:
             return Resolution(query=asked, resolver="none"), gated.reason
-        context = ResolveContext(
+        context = ResolveContext.of(
+            self.settings.conversation,
             term_stats=term_stats,
             headings=headings,
             summary=req.summary,
-            window=self.settings.conversation.window,
-            ask_coordinated=self.settings.conversation.ask_coordinated,
-            disabled_passes=frozenset(self.settings.conversation.disabled_passes),
             deadline=req.deadline,
         )
         resolution = self.resolver.resolve(message, history, context)

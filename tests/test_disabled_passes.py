@@ -52,3 +52,16 @@ def test_every_pass_the_resolver_names_can_be_switched_off() -> None:
     assert names == set(PASS_NAMES)
     chosen = sorted(names)
     assert Settings(conversation={"disabled_passes": chosen}).conversation.disabled_passes == chosen
+
+
+def test_the_resolve_context_carries_the_conversation_settings() -> None:
+    """The turn and `tellmemore eval` build their context by `ResolveContext.of`: the
+    conversation settings arrive there, next to what the caller reads."""
+    from tellmemore.conversation.resolvers.base import ResolveContext
+
+    conversation = Settings(
+        conversation={"window": 5, "ask_coordinated": True, "disabled_passes": ["carry"]}
+    ).conversation
+    ctx = ResolveContext.of(conversation, summary="earlier turns")
+    assert (ctx.window, ctx.ask_coordinated, ctx.summary) == (5, True, "earlier turns")
+    assert ctx.disabled_passes == frozenset({"carry"})

@@ -236,12 +236,8 @@ def _run_dataset(
     )
     try:
         turns = dataset.turns[: options.limit] if options.limit else dataset.turns
-        context = ResolveContext(
-            term_stats=index.term_stats,
-            headings=index.headings,
-            window=settings.conversation.window,
-            ask_coordinated=settings.conversation.ask_coordinated,
-            disabled_passes=frozenset(settings.conversation.disabled_passes),
+        context = ResolveContext.of(
+            settings.conversation, term_stats=index.term_stats, headings=index.headings
         )
         _warm_term_stats(index)
         runs_dir = cache_dir / "runs"

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from tellmemore.conversation.headings import HeadingsLookup
 from tellmemore.types import Resolution, TermStats, Turn
+
+if TYPE_CHECKING:
+    from tellmemore.config import ConversationSettings
 
 TermStatsLookup = Callable[[Iterable[str]], TermStats]
 """Document frequencies from the index the query will be searched in."""
@@ -39,6 +42,18 @@ class ResolveContext:
     deadline: float | None = None
     """The `time.monotonic()` instant by which model calls must end (the turn's share of
     llm.deadline_s); None: each call has its own llm.deadline_s."""
+
+    @classmethod
+    def of(cls, settings: ConversationSettings, **read: Any) -> ResolveContext:
+        """The context `settings` configure, with what the caller reads (`term_stats`,
+        `headings`, ...): the turn and `tellmemore eval` build it here, so a new
+        conversation setting reaches both at once."""
+        return cls(
+            window=settings.window,
+            ask_coordinated=settings.ask_coordinated,
+            disabled_passes=frozenset(settings.disabled_passes),
+            **read,
+        )
 
 
 @runtime_checkable
