@@ -75,6 +75,24 @@ def test_html_drops_chrome_and_keeps_headings_lists_and_tables() -> None:
     assert "most often. For anything else, write to" in text
 
 
+def test_html_table_without_column_labels_is_read_as_rows(
+    tmp_path: Path,
+) -> None:
+    """One reading of tables for every format: data rows without column labels become one
+    item per row, so "New Year's Day | January 1" is never taken for column labels; a first
+    row that labels figures below it stays the header of a pipe table."""
+    p = write(
+        tmp_path / "days.html",
+        "<h2>Holidays</h2><table><tr><td>New Year's Day</td><td>January 1</td></tr>"
+        "<tr><td>Labor Day</td><td>First Monday in September</td></tr></table>"
+        "<h2>Levels</h2><table><tr><td>Level</td><td>Salary</td></tr>"
+        "<tr><td>Junior</td><td>$90,000</td></tr></table>",
+    )
+    text = load_path(p)[0].text
+    assert "- New Year's Day: January 1\n- Labor Day: First Monday in September" in text
+    assert "| Level | Salary |\n| --- | --- |\n| Junior | $90,000 |" in text
+
+
 def test_html_ordered_and_nested_lists(tmp_path: Path) -> None:
     p = write(
         tmp_path / "steps.html",

@@ -138,14 +138,20 @@ def _table_block(node: Tag) -> str:
 
 
 def table_markdown(html: str) -> str:
-    """An HTML table written inside Markdown, as the chunker reads tables: a pipe table when
-    its first row has header cells, else one list item per row ("- New Year's Day: January
-    1"), so no chunk cuts a cell and no data row is taken for column labels."""
+    """An HTML table written inside Markdown, as the chunker reads tables (`table_text`)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         table = BeautifulSoup(html, "html.parser").find("table")
     if not isinstance(table, Tag):
         return _squash(html)
+    return table_text(table)
+
+
+def table_text(table: Tag) -> str:
+    """A table as the chunker reads tables, whatever the format it came in (an HTML page, a
+    table inside Markdown, a Word table): a pipe table when its first row has header cells
+    or labels the columns, else one list item per row ("- New Year's Day: January 1"), so no
+    chunk cuts a cell and no data row is taken for column labels."""
     rows_cells = [
         [c for c in (_squash(_inline(td)) for td in tr.find_all(["td", "th"])) if c]
         for tr in table.find_all("tr")
@@ -207,7 +213,7 @@ def _blocks(node: Tag) -> list[str]:
             if lines:
                 blocks.append("\n".join(lines))
         elif name == "table":
-            table = _table_block(child)
+            table = table_text(child)
             if table:
                 blocks.append(table)
         elif name == "pre":
