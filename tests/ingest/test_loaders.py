@@ -93,6 +93,24 @@ def test_html_table_without_column_labels_is_read_as_rows(
     assert "| Level | Salary |\n| --- | --- |\n| Junior | $90,000 |" in text
 
 
+def test_html_links_and_emphasis_read_as_markdown_writes_them(tmp_path: Path) -> None:
+    """The same page in Markdown keeps "[time off](url)" and "**20 days**"; a page reads the
+    same. A link within the page, or one whose text is its address, keeps its text only, and
+    a heading is its plain words."""
+    p = write(
+        tmp_path / "leave.html",
+        "<h2><strong>Annual</strong> leave</h2><p>Everyone gets <strong>20 days</strong>; see "
+        '<a href="/handbook/time-off">time off</a>, <a href="#rules">the rules</a> or write to '
+        '<a href="mailto:hr@x.example">hr@x.example</a>. It is <em>not</em> paid out.</p>',
+    )
+    text = load_path(p)[0].text
+    assert "## Annual leave" in text
+    assert (
+        "Everyone gets **20 days**; see [time off](/handbook/time-off), the rules or write to "
+        "hr@x.example. It is *not* paid out." in text
+    )
+
+
 def test_html_ordered_and_nested_lists(tmp_path: Path) -> None:
     p = write(
         tmp_path / "steps.html",

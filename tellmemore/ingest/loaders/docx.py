@@ -4,7 +4,7 @@ Employee handbooks and policies are often Word files. mammoth reads a .docx's pa
 styles and numbering into semantic HTML (Heading 1-6 as `h1`-`h6`, numbered and bulleted
 paragraphs as lists, tables as tables), which `html_to_markdown` turns into the same
 Markdown-like text the other loaders give the chunker: a Word handbook is chunked by its
-sections like a Markdown one (bench/results/docx_parity.md measures the two side by side).
+sections like a Markdown one (bench/results/format_parity.md measures the two side by side).
 
 What a Word file carries that is no text is left out: images (mammoth would inline them as
 base64), comments and tracked deletions. Hyperlinks stay Markdown links, as in a Markdown
@@ -55,30 +55,6 @@ def _no_image(image: Any) -> dict[str, str]:
     """An image's attributes without reading its bytes: only its alternative text."""
     alt = getattr(image, "alt_text", None)
     return {"alt": alt} if alt else {}
-
-
-def _links_as_markdown(html: str) -> str:
-    """Hyperlinks written as Markdown links, "[text](url)", as a Markdown handbook keeps
-    them: a link's address often names its subject ("/handbook/people/time-off"), and the
-    same handbook answered 5 fewer turns of 99 with its links reduced to their text
-    (bench/results/docx_parity.md). Links inside the document (a table of contents,
-    bookmarks: "#_Toc12") keep their text only."""
-    from bs4 import BeautifulSoup
-
-    soup = BeautifulSoup(html, "html.parser")
-    for a in soup.find_all("a"):
-        href = str(a.get("href") or "").strip()
-        text = " ".join(a.get_text(" ").split())
-        if href and not href.startswith("#") and text:
-            a.replace_with(f"[{text}]({href})")
-        else:
-            a.unwrap()
-    for tag, mark in (("strong", "**"), ("em", "*")):
-        for node in soup.find_all(tag):
-            text = node.get_text()
-            if text.strip() and not node.find(["strong", "em"]):
-                node.replace_with(f"{mark}{text.strip()}{mark}")
-    return str(soup)
 
 
 def _core_properties(archive: zipfile.ZipFile) -> dict[str, str]:
@@ -132,7 +108,7 @@ def docx_to_markdown(source: Source) -> tuple[str, dict[str, str]]:
         raise LoaderError(source.source, f"cannot read DOCX: {type(exc).__name__}: {exc}") from exc
     for message in result.messages:
         log.debug("%s: %s", source.source, message.message)
-    text, _ = html_to_markdown(_links_as_markdown(result.value))
+    text, _ = html_to_markdown(result.value)
     if len(text) > source.max_text_chars:
         raise text_too_long(source.source, source.max_text_chars)
     return text, info

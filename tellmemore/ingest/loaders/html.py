@@ -3,13 +3,15 @@
 Page chrome is dropped (script, style, nav, footer, forms, embedded frames):
 it repeats on every page and would pollute both the vectors and BM25's term
 statistics. Headings become `#` lines so the chunker finds sections; lists
-become `-` / `1.` items and tables pipe tables, so they stay whole.
+become `-` / `1.` items and tables pipe tables, so they stay whole; links and emphasis are
+written as Markdown writes them, so a page reads as the same page in Markdown.
 Title: `<title>`, else the first `<h1>`, else the file stem. Version and URL
 come from `<meta name="version">` and `<link rel="canonical">` when present.
 """
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import ClassVar
 
@@ -80,8 +82,16 @@ def _squash(text: str) -> str:
     return " ".join(text.split())
 
 
-def _inline(node: PageElement) -> str:
-    """Inline text of a node, whitespace collapsed, `<br>` kept as a line break."""
+_MARKS = {"strong": "**", "b": "**", "em": "*", "i": "*"}
+"""Emphasis written as Markdown writes it, so a page reads as the same page in Markdown."""
+
+
+def _inline(node: PageElement, marks: bool = True) -> str:
+    """Inline text of a node, `<br>` kept as a line break; with `marks`, links and emphasis
+    as Markdown writes them ("[time off](/handbook/time-off)", "**20 days**"), as a Markdown
+    handbook keeps them: a link's address often names its subject, and the same handbooks
+    answered fewer turns with their links reduced to text (bench/results/format_parity.md). A
+    link inside the page ("#section") keeps its text only."""
     if isinstance(node, Comment):
         return ""
     if isinstance(node, NavigableString):
@@ -90,7 +100,19 @@ def _inline(node: PageElement) -> str:
         return ""
     if node.name == "br":
         return _BR
-    return "".join(_inline(c) for c in node.children)
+    inner = "".join(_inline(c, marks) for c in node.children)
+    if not marks or not inner.strip() or _BR in inner:
+        return inner
+    lead, core = inner[: len(inner) - len(inner.lstrip())], inner.strip()
+    trail = inner[len(inner.rstrip()) :]
+    if node.name == "a":
+        href = str(node.get("href") or "").strip()
+        said = re.sub(r"^(?:mailto:|tel:|https?://)", "", href).rstrip("/")
+        if href and not href.startswith(("#", "javascript:")) and said != _squash(core):
+            return f"{lead}[{_squash(core)}]({href}){trail}"
+        return inner  # a link within the page, or one whose text is its address
+    mark = _MARKS.get(node.name)
+    return f"{lead}{mark}{core}{mark}{trail}" if mark else inner
 
 
 def _clean_inline(node: Tag | str) -> str:
@@ -201,7 +223,7 @@ def _blocks(node: Tag) -> list[str]:
             continue
         flush()
         if name in _HEADINGS:
-            text = _squash(_inline(child))
+            text = _squash(_inline(child, marks=False))
             if text:
                 blocks.append("#" * _HEADINGS[name] + " " + text)
         elif name == "p":

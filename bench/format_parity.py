@@ -1,15 +1,17 @@
-"""The same handbook as Word files and as Markdown: does a .docx answer as well?
+"""The same handbook as Word files, as web pages and as Markdown: does each answer as well?
 
-    HF_HUB_OFFLINE=1 nice -n 5 .venv/bin/python bench/docx_parity.py [--corpus clef tts posthog]
+    HF_HUB_OFFLINE=1 nice -n 5 .venv/bin/python bench/format_parity.py \
+        [--corpus clef tts posthog] [--format docx html]
 
-Handbooks and policies often live in Word. The .docx loader (`ingest.loaders.docx`) reads a
-document's styles and numbering into the Markdown-like text the chunker reads. This bench
-writes each bundled Markdown handbook as Word files (headings as Heading 1-6, bullets and
-numbered items as Word list paragraphs, pipe tables as Word tables, bold and links as runs;
-python-docx, the dev extra), with the conversations' gold documents renamed, and runs the
-default-mode trial (`bench/handbook_trial.py`) on both. A loader that keeps the structure
-gives the same answers; one that loses sections, lists or tables shows up as turns lost.
-Results: bench/results/docx_parity.md.
+Handbooks and policies often live in Word or on an intranet. The .docx loader
+(`ingest.loaders.docx`) and the HTML loader read a document into the Markdown-like text the
+chunker reads. This bench writes each bundled Markdown handbook as Word files (headings as
+Heading 1-6, list items as Word list paragraphs at their depth, pipe tables as Word tables,
+bold and links as runs; python-docx, the dev extra) or as HTML pages (markdown-it's
+rendering, the title in `<title>`), with the conversations' gold documents renamed, and runs
+the default-mode trial (`bench/handbook_trial.py`) on each. A loader that keeps what the
+Markdown says gives the same answers; one that loses sections, lists, tables or links shows
+up as turns lost. Results: bench/results/format_parity.md.
 """
 
 from __future__ import annotations
@@ -199,21 +201,42 @@ def markdown_to_docx(markdown: str, target: Path) -> None:
     document.save(str(target))
 
 
-def word_corpus(name: str, work: Path) -> tuple[Path, Path]:
-    """The corpus `name` written as .docx files under `work`, and its conversations with
+def markdown_to_html(markdown: str, target: Path) -> None:
+    """Write `markdown` as a web page at `target` (its front-matter title as `<title>`)."""
+    from html import escape
+
+    from markdown_it import MarkdownIt
+
+    front = _FRONT_MATTER.match(markdown)
+    title = re.search(r"^title:\s*[\"']?(.+?)[\"']?\s*$", front.group(), re.M) if front else None
+    body = (
+        MarkdownIt("commonmark", {"html": True})
+        .enable("table")
+        .render(_FRONT_MATTER.sub("", markdown))
+    )
+    head = f"<title>{escape(title.group(1))}</title>" if title else ""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(f"<html><head>{head}</head><body>{body}</body></html>", encoding="utf-8")
+
+
+WRITERS = {"docx": markdown_to_docx, "html": markdown_to_html}
+
+
+def written_corpus(name: str, fmt: str, work: Path) -> tuple[Path, Path]:
+    """The corpus `name` written as `fmt` files under `work`, and its conversations with
     the gold documents renamed; both beside each other as handbook_trial.py expects."""
     corpus = CORPORA[name]
-    root = work / f"{name}_docx"
+    root = work / f"{name}_{fmt}"
     for source in sorted(corpus.root.rglob("*.md")):
         if source.name in NOT_DOCUMENTS:
             continue
-        relative = source.relative_to(corpus.root).with_suffix(".docx")
-        markdown_to_docx(source.read_text(encoding="utf-8"), root / relative)
-    conversations = work / f"{name}_docx_conversations.jsonl"
+        relative = source.relative_to(corpus.root).with_suffix(f".{fmt}")
+        WRITERS[fmt](source.read_text(encoding="utf-8"), root / relative)
+    conversations = work / f"{name}_{fmt}_conversations.jsonl"
     with conversations.open("w", encoding="utf-8") as out:
         for line in corpus.conversations.read_text(encoding="utf-8").splitlines():
             if line.strip():
-                out.write(re.sub(r"\.md\b", ".docx", line) + "\n")
+                out.write(re.sub(r"\.md\b", f".{fmt}", line) + "\n")
     return root, conversations
 
 
@@ -250,29 +273,33 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", nargs="+", default=["clef", "tts", "posthog"], choices=CORPORA)
-    ap.add_argument("--work", type=Path, help="where the Word corpora and trials go (kept)")
+    ap.add_argument("--format", nargs="+", default=list(WRITERS), choices=WRITERS)
+    ap.add_argument("--work", type=Path, help="where the written corpora and trials go (kept)")
     args = ap.parse_args()
-    work = args.work or Path(tempfile.mkdtemp(prefix="docx-parity-"))
+    work = args.work or Path(tempfile.mkdtemp(prefix="format-parity-"))
     work.mkdir(parents=True, exist_ok=True)
     lines = [
-        "| corpus | chunks: Markdown / Word | ANSWERABLE fully right: Markdown | Word | "
-        "turns whose category differs | failures by category (Markdown -> Word) |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| corpus | format | chunks: Markdown / format | ANSWERABLE fully right: Markdown | "
+        "format | turns whose category differs | failures by category (Markdown -> format) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name in args.corpus:
-        root, conversations = word_corpus(name, work)
         markdown = summary(trial(name, None, work / f"trial_{name}_md"))
-        word = summary(trial(str(root), conversations, work / f"trial_{name}_docx"))
-        differ = sum(markdown["by_turn"][k] != word["by_turn"].get(k) for k in markdown["by_turn"])
-        kinds = sorted(set(markdown["categories"]) | set(word["categories"]))
-        moved = ", ".join(
-            f"{k} {markdown['categories'][k]} -> {word['categories'][k]}" for k in kinds
-        )
-        lines.append(
-            f"| {name} | {markdown['chunks']} / {word['chunks']} | "
-            f"{markdown['right']}/{markdown['answerable']} | {word['right']}/{word['answerable']} "
-            f"| {differ} | {moved} |"
-        )
+        for fmt in args.format:
+            root, conversations = written_corpus(name, fmt, work)
+            other = summary(trial(str(root), conversations, work / f"trial_{name}_{fmt}"))
+            differ = sum(
+                markdown["by_turn"][k] != other["by_turn"].get(k) for k in markdown["by_turn"]
+            )
+            kinds = sorted(set(markdown["categories"]) | set(other["categories"]))
+            moved = ", ".join(
+                f"{k} {markdown['categories'][k]} -> {other['categories'][k]}" for k in kinds
+            )
+            lines.append(
+                f"| {name} | {fmt} | {markdown['chunks']} / {other['chunks']} | "
+                f"{markdown['right']}/{markdown['answerable']} | "
+                f"{other['right']}/{other['answerable']} | {differ} | {moved} |"
+            )
     print("\n".join(lines))
     print(f"\n(work folder: {work})", file=sys.stderr)
 
