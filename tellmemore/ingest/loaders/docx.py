@@ -9,7 +9,7 @@ sections like a Markdown one (bench/results/format_parity.md measures the two si
 What a Word file carries that is no text is left out: images (mammoth would inline them as
 base64), comments and tracked deletions. Hyperlinks stay Markdown links, as in a Markdown
 handbook. Title: the document's core property, else its
-first heading, else the file stem; version: the core property `version` when set.
+first top-level heading, else the file stem; version: the core property `version` when set.
 
 Bad input is a LoaderError with the reason, never a crash: a file that is no zip ("not a
 .docx file"), a legacy Word 97-2003 or password-protected file ("save it as an unprotected
@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import io
 import logging
-import re
 import zipfile
 from typing import Any, ClassVar
 from xml.etree import ElementTree
 
 from tellmemore.errors import LoaderError
 from tellmemore.ingest.loaders.base import Document, LoadResult, Source, text_too_long
-from tellmemore.ingest.loaders.html import html_to_markdown
+from tellmemore.ingest.loaders.html import first_h1, html_to_markdown
 
 log = logging.getLogger(__name__)
 
@@ -124,8 +123,7 @@ class DocxLoader:
         text, info = docx_to_markdown(source)
         if not text.strip():
             raise LoaderError(source.source, "no text in the Word document")
-        heading = re.search(r"^#{1,6} (.+)$", text, re.M)
-        title = info.get("title") or (heading.group(1).strip() if heading else source.stem)
+        title = info.get("title") or first_h1(text) or source.stem
         return LoadResult(
             (
                 Document(

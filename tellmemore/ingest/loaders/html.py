@@ -288,7 +288,7 @@ class HTMLLoader:
             raise LoaderError(source.source, f"cannot parse HTML: {exc}") from exc
         if not text.strip():
             raise LoaderError(source.source, "no text in the HTML page")
-        title = info.get("title") or _first_h1(text) or source.stem
+        title = info.get("title") or first_h1(text) or source.stem
         return LoadResult(
             (
                 Document(
@@ -305,7 +305,8 @@ class HTMLLoader:
         )
 
 
-def _first_h1(text: str) -> str | None:
+def first_h1(text: str) -> str | None:
+    """The first `# ` heading of converted text (the title when the source names none)."""
     for line in text.splitlines():
         if line.startswith("# "):
             return line[2:].strip()
