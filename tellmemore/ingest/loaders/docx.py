@@ -7,9 +7,9 @@ Markdown-like text the other loaders give the chunker: a Word handbook is chunke
 sections like a Markdown one (bench/results/format_parity.md measures the two side by side).
 
 What a Word file carries that is no text is left out: images (mammoth would inline them as
-base64), comments and tracked deletions. Hyperlinks stay Markdown links, as in a Markdown
-handbook. Title: the document's core property, else its
-first top-level heading, else the file stem; version: the core property `version` when set.
+base64), comments and tracked deletions. Links, bold and italics are written as Markdown
+writes them, as in a Markdown handbook. Title: the document's core property, else its first
+top-level heading, else the file stem; version: the core property `version` when set.
 
 Bad input is a LoaderError with the reason, never a crash: a file that is no zip ("not a
 .docx file"), a legacy Word 97-2003 or password-protected file ("save it as an unprotected
