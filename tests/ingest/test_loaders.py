@@ -111,6 +111,20 @@ def test_html_links_and_emphasis_read_as_markdown_writes_them(tmp_path: Path) ->
     )
 
 
+def test_html_links_that_name_nothing_keep_their_text_only(tmp_path: Path) -> None:
+    """A script, a data payload (a megabyte of base64 would land in a chunk) or an address
+    too long to name a subject is no link the text keeps."""
+    payload = "data:image/png;base64," + "A" * 5_000
+    p = write(
+        tmp_path / "odd.html",
+        f'<p>Open <a href="javascript:alert(1)">the form</a>, <a href="{payload}">the chart</a> '
+        f'and <a href="https://x.example/{"a" * 400}">the long one</a>.</p>',
+    )
+    text = load_path(p)[0].text
+    assert "Open the form, the chart and the long one." in text
+    assert "javascript" not in text and "base64" not in text
+
+
 def test_html_ordered_and_nested_lists(tmp_path: Path) -> None:
     p = write(
         tmp_path / "steps.html",

@@ -83,6 +83,9 @@ def _squash(text: str) -> str:
 
 
 _MARKS = {"strong": "**", "b": "**", "em": "*", "i": "*"}
+_ADDRESS = re.compile(r"(?:https?://|mailto:|(?![a-z][a-z\d+.-]*:)[\w./~-])[^\s()<>]{0,300}$", re.I)
+"""A link address worth keeping: web, mail or a path, short and without spaces; not
+"#section", "javascript:" or a "data:" payload (a megabyte of base64 in a chunk)."""
 """Emphasis written as Markdown writes it, so a page reads as the same page in Markdown."""
 
 
@@ -108,9 +111,9 @@ def _inline(node: PageElement, marks: bool = True) -> str:
     if node.name == "a":
         href = str(node.get("href") or "").strip()
         said = re.sub(r"^(?:mailto:|tel:|https?://)", "", href).rstrip("/")
-        if href and not href.startswith(("#", "javascript:")) and said != _squash(core):
+        if _ADDRESS.match(href) and said != _squash(core):
             return f"{lead}[{_squash(core)}]({href}){trail}"
-        return inner  # a link within the page, or one whose text is its address
+        return inner  # a link within the page, a script or data, or text that is its address
     mark = _MARKS.get(node.name)
     return f"{lead}{mark}{core}{mark}{trail}" if mark else inner
 
