@@ -26,8 +26,8 @@ from typing import Any, ClassVar
 from xml.etree import ElementTree
 
 from tellmemore.errors import LoaderError
-from tellmemore.ingest.loaders.base import Document, LoadResult, Source, text_too_long
-from tellmemore.ingest.loaders.html import first_h1, html_to_markdown
+from tellmemore.ingest.loaders.base import LoadResult, Source, text_too_long
+from tellmemore.ingest.loaders.html import converted, html_to_markdown
 
 log = logging.getLogger(__name__)
 
@@ -121,22 +121,7 @@ class DocxLoader:
 
     def load(self, source: Source) -> LoadResult:
         text, info = docx_to_markdown(source)
-        if not text.strip():
-            raise LoaderError(source.source, "no text in the Word document")
-        title = info.get("title") or first_h1(text) or source.stem
-        return LoadResult(
-            (
-                Document(
-                    doc_id=source.doc_id,
-                    title=title,
-                    text=text + "\n",
-                    source=source.source,
-                    format=self.format,
-                    version=info.get("version", ""),
-                    metadata=source.base_metadata(),
-                ),
-            )
-        )
+        return converted(source, self.format, text, info, "Word document")
 
 
 LOADER = DocxLoader()

@@ -289,23 +289,28 @@ class HTMLLoader:
             text, info = html_to_markdown(source.text)
         except Exception as exc:  # bs4 raises a variety of errors on hostile markup
             raise LoaderError(source.source, f"cannot parse HTML: {exc}") from exc
-        if not text.strip():
-            raise LoaderError(source.source, "no text in the HTML page")
-        title = info.get("title") or first_h1(text) or source.stem
-        return LoadResult(
-            (
-                Document(
-                    doc_id=source.doc_id,
-                    title=title,
-                    text=text + "\n",
-                    source=source.source,
-                    format=self.format,
-                    url=info.get("url", ""),
-                    version=info.get("version", ""),
-                    metadata=source.base_metadata(),
-                ),
-            )
+        return converted(source, self.format, text, info, "HTML page")
+
+
+def converted(source: Source, fmt: str, text: str, info: dict[str, str], what: str) -> LoadResult:
+    """The document of a file converted to Markdown-like text (an HTML page, a Word file):
+    its title from `info`, else its first top-level heading, else the file stem."""
+    if not text.strip():
+        raise LoaderError(source.source, f"no text in the {what}")
+    return LoadResult(
+        (
+            Document(
+                doc_id=source.doc_id,
+                title=info.get("title") or first_h1(text) or source.stem,
+                text=text + "\n",
+                source=source.source,
+                format=fmt,
+                url=info.get("url", ""),
+                version=info.get("version", ""),
+                metadata=source.base_metadata(),
+            ),
         )
+    )
 
 
 def first_h1(text: str) -> str | None:
