@@ -83,10 +83,10 @@ def _squash(text: str) -> str:
 
 
 _MARKS = {"strong": "**", "b": "**", "em": "*", "i": "*"}
+"""Emphasis written as Markdown writes it, so a page reads as the same page in Markdown."""
 _ADDRESS = re.compile(r"(?:https?://|mailto:|(?![a-z][a-z\d+.-]*:)[\w./~-])[^\s()<>]{0,300}$", re.I)
 """A link address worth keeping: web, mail or a path, short and without spaces; not
 "#section", "javascript:" or a "data:" payload (a megabyte of base64 in a chunk)."""
-"""Emphasis written as Markdown writes it, so a page reads as the same page in Markdown."""
 
 
 def _inline(node: PageElement, marks: bool = True) -> str:
@@ -104,7 +104,8 @@ def _inline(node: PageElement, marks: bool = True) -> str:
     if node.name == "br":
         return _BR
     inner = "".join(_inline(c, marks) for c in node.children)
-    if not marks or not inner.strip() or _BR in inner:
+    marked = node.name == "a" or node.name in _MARKS  # only these are rewritten
+    if not marks or not marked or not inner.strip() or _BR in inner:
         return inner
     lead, core = inner[: len(inner) - len(inner.lstrip())], inner.strip()
     trail = inner[len(inner.rstrip()) :]
@@ -114,8 +115,8 @@ def _inline(node: PageElement, marks: bool = True) -> str:
         if _ADDRESS.match(href) and said != _squash(core):
             return f"{lead}[{_squash(core)}]({href}){trail}"
         return inner  # a link within the page, a script or data, or text that is its address
-    mark = _MARKS.get(node.name)
-    return f"{lead}{mark}{core}{mark}{trail}" if mark else inner
+    mark = _MARKS[node.name]
+    return f"{lead}{mark}{core}{mark}{trail}"
 
 
 def _clean_inline(node: Tag | str) -> str:
