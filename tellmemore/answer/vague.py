@@ -22,8 +22,9 @@ One signal, read from the message and the passages, no word list of its own:
   "bereavement").
 
 Chosen on the Clef handbook (bench/data/clef_handbook, 4 of its 10 UNDERSPECIFIED turns
-asked, none of its 97 answerable ones); measured on the TTS handbook, MTRAG-UN and
-MTRAG's first turns (bench/results/vague_ask.md).
+asked, none of its 97 answerable ones); measured on the TTS handbook and MTRAG-UN (no
+first turn there fits) in the handbook trials (bench/results/missed_askbacks.md says which
+gate stops each turn it misses).
 """
 
 from __future__ import annotations
