@@ -1,11 +1,13 @@
 """The labelled document folders bench/handbook_trial.py can run on, and how to name one.
 
-Three are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
+Four are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
 Handbook's policy pages (US public domain, CC0), to check that a change measured on the first
-generalises (three fixes have since been found on it, so it is only partly held out); and
+generalises (three fixes have since been found on it, so it is only partly held out);
 PostHog's handbook pages (MIT), which no change is fitted on, kept for before/after figures
-on documents nothing has seen. Any folder of documents with labelled conversations beside it
-works the same.
+on documents nothing has seen (but whose failures have since been looked at); and GitLab's
+handbook pages on people policy (held out: nothing is fitted on them, and only their
+aggregate figures are reported). Any folder of documents with labelled conversations beside
+it works the same.
 """
 
 from __future__ import annotations
@@ -51,6 +53,13 @@ CORPORA = {
         DATA / "posthog_handbook_conversations.jsonl",
         RESULTS / "posthog_handbook_trial",
         "PostHog's MIT-licensed handbook pages (held out: nothing is fitted on them)",
+    ),
+    "gitlab": Corpus(
+        "gitlab",
+        DATA / "gitlab_handbook",
+        DATA / "gitlab_handbook_conversations.jsonl",
+        RESULTS / "gitlab_handbook_trial",
+        "GitLab's handbook pages on people policy (held out: nothing is fitted on them)",
     ),
 }
 """The bundled corpora; `clef` is the default."""

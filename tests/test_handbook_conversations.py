@@ -2,8 +2,8 @@
 
 bench/handbook_trial.py judges the system against these labels; a label that names a missing
 file, or an `expect` string the gold files do not hold, would blame the system for the
-label's fault. Every labelled corpus is checked alike: Clef's handbook, the TTS handbook and
-PostHog's handbook.
+label's fault. Every labelled corpus is checked alike: Clef's handbook, the TTS handbook,
+PostHog's handbook and GitLab's handbook pages.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ CORPORA = {
     "clef": (DATA / "clef_handbook", DATA / "clef_handbook_conversations.jsonl"),
     "tts": (DATA / "tts_handbook", DATA / "tts_handbook_conversations.jsonl"),
     "posthog": (DATA / "posthog_handbook", DATA / "posthog_handbook_conversations.jsonl"),
+    "gitlab": (DATA / "gitlab_handbook", DATA / "gitlab_handbook_conversations.jsonl"),
 }
 """Each labelled corpus: its documents and its conversations."""
 LABELS = {"ANSWERABLE", "UNANSWERABLE", "UNDERSPECIFIED"}
