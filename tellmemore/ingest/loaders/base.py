@@ -153,9 +153,9 @@ def loader_for(path: Path) -> Loader:
 
 def _ensure_builtin() -> None:
     if not _REGISTRY:
-        from tellmemore.ingest.loaders import docx, html, jsonl, markdown, odt, pdf, text
+        from tellmemore.ingest.loaders import docx, html, jsonl, markdown, odt, pdf, rst, text
 
-        for module in (markdown, text, html, pdf, docx, odt, jsonl):
+        for module in (markdown, text, html, pdf, docx, odt, rst, jsonl):
             register(module.LOADER)
 
 
