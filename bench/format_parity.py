@@ -1,17 +1,21 @@
-"""The same handbook as Word files, as web pages and as Markdown: does each answer as well?
+"""The same handbook as Word files, web pages, OpenDocument or reStructuredText, and as
+Markdown: does each answer as well?
 
     HF_HUB_OFFLINE=1 nice -n 5 .venv/bin/python bench/format_parity.py \
-        [--corpus clef tts posthog] [--format docx html]
+        [--corpus clef tts posthog] [--format docx html pdf odt rst]
 
-Handbooks and policies often live in Word or on an intranet. The .docx loader
-(`ingest.loaders.docx`) and the HTML loader read a document into the Markdown-like text the
-chunker reads. This bench writes each bundled Markdown handbook as Word files (headings as
-Heading 1-6, list items as Word list paragraphs at their depth, pipe tables as Word tables,
-bold and links as runs; python-docx, the dev extra) or as HTML pages (markdown-it's
-rendering, the title in `<title>`), with the conversations' gold documents renamed, and runs
-the default-mode trial (`bench/handbook_trial.py`) on each. A loader that keeps what the
-Markdown says gives the same answers; one that loses sections, lists, tables or links shows
-up as turns lost. Results: bench/results/format_parity.md.
+Handbooks and policies often live in Word, LibreOffice or on an intranet, and support docs in
+Sphinx. Each loader (`ingest.loaders.docx`, `.html`, `.odt`, `.rst`) reads a document into
+the Markdown-like text the chunker reads. This bench writes each bundled Markdown handbook
+as Word files (headings as Heading 1-6, list items as Word list paragraphs at their depth,
+pipe tables as Word tables, bold and links as runs; python-docx, the dev extra), as HTML
+pages (markdown-it's rendering, the title in `<title>`), as .odt files (odfpy, the dev
+extra: headings with their outline level, lists nested in their items, tables with a header
+row, bold as a text style, links) or as .rst pages (a title heading, sections underlined by
+depth, list-tables, literal blocks), with the conversations' gold documents renamed, and
+runs the default-mode trial (`bench/handbook_trial.py`) on each. A loader that keeps what
+the Markdown says gives the same answers; one that loses sections, lists, tables or links
+shows up as turns lost. Results: bench/results/format_parity.md.
 """
 
 from __future__ import annotations
@@ -247,7 +251,339 @@ def markdown_to_pdf(markdown: str, target: Path) -> None:
     page.unlink()
 
 
-WRITERS = {"docx": markdown_to_docx, "html": markdown_to_html, "pdf": markdown_to_pdf}
+def _odt_runs(element: Any, runs: list[Run], bold: Any) -> Any:
+    """`runs` appended to an ODT paragraph: bold as a bold text style, links as links."""
+    from odf.text import A, Span
+
+    for text, strong, href in runs:
+        node = Span(stylename=bold, text=text) if strong else None
+        if href:
+            link = A(href=href, type="simple")
+            if node is not None:
+                link.addElement(node)
+            else:
+                link.addText(text)
+            element.addElement(link)
+        elif node is not None:
+            element.addElement(node)
+        else:
+            element.addText(text)
+    return element
+
+
+def _odt_table(rows: list[list[list[Run]]], header: int, bold: Any) -> Any:
+    """An ODT table; its first `header` rows as header rows, as LibreOffice marks them."""
+    from odf.table import Table, TableCell, TableColumn, TableHeaderRows, TableRow
+    from odf.text import P
+
+    table = Table()
+    table.addElement(TableColumn(numbercolumnsrepeated=max(len(r) for r in rows)))
+    head = TableHeaderRows() if header else None
+    if head is not None:
+        table.addElement(head)
+    for n, cells in enumerate(rows):
+        row = TableRow()
+        for runs in cells:
+            cell = TableCell(valuetype="string")
+            cell.addElement(_odt_runs(P(), runs, bold))
+            row.addElement(cell)
+        (head if head is not None and n < header else table).addElement(row)
+    return table
+
+
+def markdown_to_odt(markdown: str, target: Path) -> None:
+    """Write `markdown` as an OpenDocument text at `target`, as LibreOffice writes one: the
+    front-matter title as `dc:title` and a Title paragraph, headings with their outline level,
+    lists nested in their items with bullet and number list styles, tables with a header
+    row, bold as an automatic bold text style, links as links."""
+    from bs4 import BeautifulSoup
+    from markdown_it import MarkdownIt
+    from odf import dc
+    from odf.opendocument import OpenDocumentText
+    from odf.style import ListLevelProperties, Style, TextProperties
+    from odf.text import H, List, ListItem, ListLevelStyleBullet, ListLevelStyleNumber, P
+    from odf.text import ListStyle as OdfListStyle
+
+    document = OpenDocumentText()
+    bold = Style(name="T1", family="text")
+    bold.addElement(TextProperties(fontweight="bold"))
+    document.automaticstyles.addElement(bold)
+    list_styles = {}
+    for kind, level_style in (("bullet", ListLevelStyleBullet), ("ordered", ListLevelStyleNumber)):
+        style = OdfListStyle(name="L1" if kind == "bullet" else "L2")
+        for level in range(1, 11):
+            attrs = (
+                {"bulletchar": "•"} if kind == "bullet" else {"numformat": "1", "numsuffix": "."}
+            )
+            ls = level_style(level=level, **attrs)
+            ls.addElement(ListLevelProperties())
+            style.addElement(ls)
+        document.automaticstyles.addElement(style)
+        list_styles[kind] = style
+    titled = Style(name="Title", family="paragraph")
+    document.styles.addElement(titled)
+    headings = {}
+    for level in range(1, 7):
+        headings[level] = Style(name=f"Heading_20_{level}", family="paragraph")
+        document.styles.addElement(headings[level])
+    body = document.text
+    front = _FRONT_MATTER.match(markdown)
+    title = re.search(r"^title:\s*[\"']?(.+?)[\"']?\s*$", front.group(), re.M) if front else None
+    if title:
+        document.meta.addElement(dc.Title(text=title.group(1)))
+        body.addElement(P(stylename=titled, text=title.group(1)))
+    tokens = MarkdownIt("commonmark").enable("table").parse(_FRONT_MATTER.sub("", markdown))
+    lists: list[list[Any]] = []  # [list element, current item, kind], innermost last
+    table: list[list[list[Run]]] | None = None
+    header = 0
+
+    def add(element: Any) -> None:
+        (lists[-1][1] if lists and lists[-1][1] is not None else body).addElement(element)
+
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.type == "heading_open":
+            level = int(t.tag[1])
+            heading = H(outlinelevel=level, stylename=headings[level])
+            add(_odt_runs(heading, [(x, False, "") for x, _, _ in _inline(tokens[i + 1])], bold))
+            i += 2
+            continue
+        if t.type in ("bullet_list_open", "ordered_list_open"):
+            kind = "bullet" if t.type == "bullet_list_open" else "ordered"
+            # a nested list takes the outer list's style at its level unless it names its own
+            same = bool(lists) and lists[-1][2] == kind
+            element = List() if same else List(stylename=list_styles[kind])
+            add(element)
+            lists.append([element, None, kind])
+        elif t.type in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif t.type == "list_item_open":
+            item = ListItem()
+            lists[-1][0].addElement(item)
+            lists[-1][1] = item
+        elif t.type == "table_open":
+            table, header = [], 0
+        elif t.type == "tr_open" and table is not None:
+            table.append([])
+        elif t.type == "th_open":
+            header = len(table or [])
+        elif t.type == "inline" and table is not None:
+            table[-1].append(_inline(t))
+        elif t.type == "table_close" and table:
+            add(_odt_table(table, header, bold))
+            table = None
+        elif t.type == "inline" and table is None:
+            add(_odt_runs(P(), _inline(t), bold))
+        elif t.type in ("fence", "code_block"):
+            for line in t.content.rstrip("\n").split("\n"):
+                add(P(text=line))
+        elif t.type == "html_block":
+            soup = BeautifulSoup(t.content, "html.parser")
+            for html_table in soup.find_all("table"):
+                rows = [
+                    [
+                        [(" ".join(c.get_text(" ").split()), False, "")]
+                        for c in tr.find_all(["td", "th"])
+                    ]
+                    for tr in html_table.find_all("tr")
+                ]
+                rows = [r for r in rows if r]
+                if rows:
+                    add(_odt_table(rows, int(html_table.find("th") is not None), bold))
+                html_table.decompose()
+            rest = " ".join(soup.get_text(" ").split())
+            if rest:
+                add(P(text=rest))
+        i += 1
+    target.parent.mkdir(parents=True, exist_ok=True)
+    document.save(str(target))
+
+
+_RST_SPECIAL = re.compile(r"([\\`*_|])")
+_RST_CONSTRUCT = re.compile(
+    r"(?:[-+*•]|\d+[.)]|[a-zA-Z#][.)]|\(\w+\)|\.\.|:[^:\s][^:]*:|>>>)(?:\s|$)"
+)
+"""A paragraph opening that reStructuredText reads as a list, a directive or a field."""
+_RST_ADORN = '=-~^"+'
+"""Section underlines by depth: the first style met is a top-level section, and so on."""
+
+
+def _rst_escape(text: str) -> str:
+    return _RST_SPECIAL.sub(r"\\\1", text)
+
+
+def _rst_runs(runs: list[Run]) -> str:
+    """Runs as reStructuredText: bold as `**`, links as anonymous hyperlinks, the rest
+    escaped; markup that touches a word is set off by an escaped space, as the syntax needs."""
+    merged: list[Run] = []  # bold over a line break is one bold run, not two
+    for text, bold, href in runs:
+        if merged and not href and not merged[-1][2]:
+            last, last_bold, _ = merged[-1]
+            if last_bold == bold or not text.strip():
+                merged[-1] = (last + text, last_bold, "")
+                continue
+        merged.append((text, bold, href))
+    pieces: list[tuple[bool, str]] = []  # (is markup, text)
+    for text, bold, href in merged:
+        core = text.strip()
+        lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
+        if href and core and not re.search(r"[\s<>`]", href):
+            label = re.sub(r"([`<>\\])", r"\\\1", core)
+            pieces += [(False, lead), (True, f"`{label} <{href}>`__"), (False, trail)]
+        elif bold and core:
+            pieces += [
+                (False, lead),
+                (True, "**" + _rst_escape(core) + "**"),
+                (False, trail),
+            ]
+        else:
+            pieces.append((False, _rst_escape(text)))
+    out = ""
+    touching = False  # the last piece was markup
+    for markup, text in pieces:
+        if not text:
+            continue
+        if (markup or touching) and out and not out[-1].isspace() and not text[0].isspace():
+            out += "\\ "
+        out += text
+        touching = markup
+    return " ".join(out.split())
+
+
+def _rst_paragraph(runs: list[Run]) -> str:
+    text = _rst_runs(runs)
+    return "\\" + text if _RST_CONSTRUCT.match(text) else text
+
+
+def _rst_table(rows: list[list[str]], header: bool) -> list[str]:
+    width = max(len(r) for r in rows)
+    lines = [".. list-table::"] + (["   :header-rows: 1"] if header else []) + [""]
+    for row in rows:
+        for n, cell in enumerate(row + [""] * (width - len(row))):
+            lines.append(f"   {'* ' if n == 0 else '  '}- {cell}".rstrip())
+    return lines
+
+
+def markdown_to_rst(markdown: str, target: Path) -> None:
+    """Write `markdown` as reStructuredText at `target`, as a Sphinx page is written: it opens
+    with its title (the front matter's, else the file name, unless a top-level heading opens
+    it: reStructuredText has no heading levels of its own, so a page whose headings start at
+    `##` would make its first `##` the page title), headings underlined by depth (a skipped
+    level closes up: reStructuredText has no section without a parent), nested bullet and
+    numbered lists, pipe and HTML tables as list-tables with their header row, code as
+    literal blocks, quotes indented, bold and links as reStructuredText writes them."""
+    from bs4 import BeautifulSoup
+    from markdown_it import MarkdownIt
+
+    out: list[str] = []
+    front = _FRONT_MATTER.match(markdown)
+    title = re.search(r"^title:\s*[\"']?(.+?)[\"']?\s*$", front.group(), re.M) if front else None
+    tokens = MarkdownIt("commonmark").enable("table").parse(_FRONT_MATTER.sub("", markdown))
+    opens_with_h1 = bool(tokens) and tokens[0].type == "heading_open" and tokens[0].tag == "h1"
+    sections: list[int] = []  # Markdown heading levels of the open sections
+    if not opens_with_h1:  # a page opens with its title: the front matter's, else the name
+        name = _rst_escape(title.group(1) if title else target.stem)
+        out += [name, "=" * (len(name) + 2)]
+        sections.append(0)
+    elif title:
+        out += [f".. title:: {title.group(1)}", ""]
+    items: list[list[Any]] = []  # [marker, used], innermost last: list items and quotes
+    numbers: list[int] = []  # the next number of each open numbered list (0: bullets)
+    table: list[list[str]] | None = None
+    header = False
+
+    def emit(lines: list[str]) -> None:
+        """A block at the current depth, the open list item's marker on its first line."""
+        outer = "".join(" " * len(m) for m, _ in items[:-1])
+        full = outer + (" " * len(items[-1][0]) if items else "")
+        out.append("")
+        for n, line in enumerate(lines):
+            if n == 0 and items and not items[-1][1]:
+                out.append((outer + items[-1][0] + line).rstrip())
+                items[-1][1] = True
+            else:
+                out.append((full + line).rstrip() if line else "")
+
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.type == "heading_open":
+            text = _rst_runs([(x, False, "") for x, _, _ in _inline(tokens[i + 1])])
+            if text and not items:
+                level = int(t.tag[1])
+                while sections and sections[-1] >= level:
+                    sections.pop()
+                sections.append(level)
+                adorn = _RST_ADORN[min(len(sections), len(_RST_ADORN)) - 1]
+                emit([text, adorn * (len(text) + 2)])
+            elif text:
+                emit([text])
+            i += 2
+            continue
+        if t.type in ("bullet_list_open", "ordered_list_open"):
+            numbers.append(int(t.attrGet("start") or 1) if t.type == "ordered_list_open" else 0)
+        elif t.type in ("bullet_list_close", "ordered_list_close"):
+            numbers.pop()
+        elif t.type == "list_item_open":
+            marker = f"{numbers[-1]}. " if numbers[-1] else "- "
+            if numbers[-1]:
+                numbers[-1] += 1
+            items.append([marker, False])
+        elif t.type == "list_item_close":
+            if not items[-1][1]:
+                emit([""])
+            items.pop()
+        elif t.type == "blockquote_open":
+            items.append(["    ", False])
+        elif t.type == "blockquote_close":
+            items.pop()
+        elif t.type == "table_open":
+            table, header = [], False
+        elif t.type == "tr_open" and table is not None:
+            table.append([])
+        elif t.type == "th_open":
+            header = True
+        elif t.type == "inline" and table is not None:
+            table[-1].append(_rst_paragraph(_inline(t)))
+        elif t.type == "table_close" and table:
+            emit(_rst_table(table, header))
+            table = None
+        elif t.type == "inline" and table is None:
+            text = _rst_paragraph(_inline(t))
+            if text:
+                emit([text])
+        elif t.type in ("fence", "code_block") and t.content.strip():
+            emit(["::", "", *("    " + line for line in t.content.rstrip("\n").split("\n"))])
+        elif t.type == "html_block":
+            soup = BeautifulSoup(t.content, "html.parser")
+            for html_table in soup.find_all("table"):
+                rows = [
+                    [
+                        _rst_paragraph([(" ".join(c.get_text(" ").split()), False, "")])
+                        for c in tr.find_all(["td", "th"])
+                    ]
+                    for tr in html_table.find_all("tr")
+                ]
+                rows = [r for r in rows if r]
+                if rows:
+                    emit(_rst_table(rows, html_table.find("th") is not None))
+                html_table.decompose()
+            rest = " ".join(soup.get_text(" ").split())
+            if rest:
+                emit([_rst_paragraph([(rest, False, "")])])
+        i += 1
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("\n".join(out).strip("\n") + "\n", encoding="utf-8")
+
+
+WRITERS = {
+    "docx": markdown_to_docx,
+    "html": markdown_to_html,
+    "pdf": markdown_to_pdf,
+    "odt": markdown_to_odt,
+    "rst": markdown_to_rst,
+}
 
 
 def written_corpus(name: str, fmt: str, work: Path) -> tuple[Path, Path]:
