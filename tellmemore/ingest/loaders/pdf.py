@@ -3,8 +3,14 @@
 Where each page starts is kept (`Document.page_starts`), so a chunk's citation names
 its pages ("p. 4").
 
-A PDF has no reliable heading structure, so its chunks are packed by
-paragraphs under the document title. Encrypted PDFs are opened when they use
+A PDF keeps no heading structure, only text drawn in fonts at sizes and positions, so the
+text layer is read back into Markdown-like text (`pdf_layout`): lines in larger type are
+headings, wide gaps end paragraphs, bullets and indents make list items, runs lined up in
+columns make tables, link annotations stay links, wrapped lines are joined. The chunker then cuts a PDF handbook by its sections, as it cuts the same handbook
+in Markdown, and each chunk names its section. The title is the PDF's own (without a file
+name's extension), else its first top-level heading, else the file stem.
+
+Encrypted PDFs are opened when they use
 an empty user password (common for "protected" PDFs); otherwise, like a
 broken file, they raise LoaderError "cannot read PDF: ...". A PDF without a
 text layer (scanned pages) is skipped with a reason, not indexed empty.
@@ -14,12 +20,14 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from tellmemore.errors import LoaderError
+from tellmemore.ingest.loaders import pdf_layout
 from tellmemore.ingest.loaders.base import (
     DEFAULT_MAX_TEXT_CHARS,
     Document,
@@ -27,6 +35,7 @@ from tellmemore.ingest.loaders.base import (
     Source,
     text_too_long,
 )
+from tellmemore.ingest.loaders.html import first_h1
 
 
 class _TooLong(Exception):
@@ -51,7 +60,9 @@ def _quiet_pypdf() -> Iterator[None]:
 
 def join_pages(pages: list[str]) -> tuple[str, tuple[tuple[int, int], ...]]:
     """The pages' text, blank-line separated, and (offset, page number) of each page with
-    text (empty pages, such as scanned ones, are left out but keep their number)."""
+    text (empty pages, such as scanned ones, are left out but keep their number). A
+    sentence a page break cut ("... you may be" / "affected by ...") is joined by a space:
+    one paragraph, not two."""
     parts: list[str] = []
     starts: list[tuple[int, int]] = []
     at = 0
@@ -60,11 +71,17 @@ def join_pages(pages: list[str]) -> tuple[str, tuple[tuple[int, int], ...]]:
         if not page:
             continue
         if parts:
-            at += 2
+            cut = re.search(r"[\w,]$", parts[-1]) is not None and page[:1].islower()
+            if cut:
+                parts[-1] += " "
+                at += 1
+            else:
+                parts[-1] += "\n\n"
+                at += 2
         starts.append((at, number))
         parts.append(page)
         at += len(page)
-    return "\n\n".join(parts), tuple(starts)
+    return "".join(parts), tuple(starts)
 
 
 def pdf_pages(
@@ -89,17 +106,23 @@ def pdf_pages(
                 if not opened:
                     raise LoaderError(where, "cannot read PDF: encrypted with a password")
             drawn = 0
+            runs: list[pdf_layout.Run] = []
 
-            def count(text: str, *_: object) -> None:
+            def visit(text: str, cm: Any, tm: Any, font: Any, size: Any) -> None:
                 nonlocal drawn
                 drawn += len(text)
                 if drawn > max_chars:
                     raise _TooLong
+                runs.append(pdf_layout.run_of(text, cm, tm, size, font))
 
-            pages = []
+            plain: list[str] = []
+            page_lines: list[list[pdf_layout.Line]] = []
             for page in reader.pages:
-                pages.append(page.extract_text(visitor_text=count) or "")
-                drawn = sum(len(p) for p in pages)
+                runs.clear()
+                plain.append(page.extract_text(visitor_text=visit) or "")
+                page_lines.append(pdf_layout.lines_of(pdf_layout.linked(runs, _links(page))))
+                drawn = sum(len(p) for p in plain)
+            pages = _laid_out(plain, page_lines)
             title = ""
             meta = reader.metadata
             if meta is not None and meta.title:
@@ -111,6 +134,42 @@ def pdf_pages(
     except (PdfReadError, Exception) as exc:
         raise LoaderError(where, f"cannot read PDF: {type(exc).__name__}: {exc}") from exc
     return pages, title
+
+
+_ADDRESS = re.compile(r"(?:https?://|mailto:)\S{1,290}")
+"""A link worth keeping: a web or mail address (not a jump inside the document)."""
+
+
+def _links(page: Any) -> list[tuple[float, float, float, float, str]]:
+    """The page's link annotations to web or mail addresses: (x0, y0, x1, y1, address)."""
+    out = []
+    for ref in page.get("/Annots") or ():
+        try:
+            annotation = ref.get_object()
+            action = annotation.get("/A")
+            uri = str(action.get_object().get("/URI", "")) if action is not None else ""
+            rect = [float(v) for v in annotation["/Rect"]]
+            (x0, x1), (y0, y1) = sorted(rect[0::2]), sorted(rect[1::2])
+        except Exception:  # a broken annotation is no link; the text stays
+            continue
+        if annotation.get("/Subtype") == "/Link" and _ADDRESS.fullmatch(uri):
+            out.append((x0, y0, x1, y1, uri))
+    return out
+
+
+def _laid_out(plain: list[str], page_lines: list[list[pdf_layout.Line]]) -> list[str]:
+    """Each page as Markdown-like text (`pdf_layout`): headings, paragraphs, list items;
+    the bare text layer where the visitor reported no sizes."""
+    layout = pdf_layout.layout_of(page_lines)
+    if layout is None:
+        return plain
+    return [pdf_layout.page_markdown(lines, layout) for lines in page_lines]
+
+
+def _usable_title(title: str) -> str:
+    """The metadata title without a file name's extension: a PDF printed from a file
+    often carries that file's name ("Vacation and Sick Leave.html")."""
+    return re.sub(r"\.[A-Za-z][A-Za-z0-9]{1,4}$", "", title).strip()
 
 
 class PDFLoader:
@@ -132,7 +191,7 @@ class PDFLoader:
             (
                 Document(
                     doc_id=source.doc_id,
-                    title=title or source.stem,
+                    title=_usable_title(title) or first_h1(text) or source.stem,
                     text=text + "\n",
                     source=source.source,
                     format=self.format,
