@@ -1,21 +1,22 @@
-"""The same handbook as Word files, web pages, OpenDocument or reStructuredText, and as
-Markdown: does each answer as well?
+"""The same handbook as Word files, web pages, OpenDocument, reStructuredText or PDFs, and
+as Markdown: does each answer as well?
 
     HF_HUB_OFFLINE=1 nice -n 5 .venv/bin/python bench/format_parity.py \
-        [--corpus clef tts posthog] [--format docx html pdf odt rst]
+        [--corpus clef tts posthog gitlab] [--format docx html pdf odt rst]
 
-Handbooks and policies often live in Word, LibreOffice or on an intranet, and support docs in
-Sphinx. Each loader (`ingest.loaders.docx`, `.html`, `.odt`, `.rst`) reads a document into
-the Markdown-like text the chunker reads. This bench writes each bundled Markdown handbook
-as Word files (headings as Heading 1-6, list items as Word list paragraphs at their depth,
-pipe tables as Word tables, bold and links as runs; python-docx, the dev extra), as HTML
-pages (markdown-it's rendering, the title in `<title>`), as .odt files (odfpy, the dev
-extra: headings with their outline level, lists nested in their items, tables with a header
-row, bold as a text style, links) or as .rst pages (a title heading, sections underlined by
-depth, list-tables, literal blocks), with the conversations' gold documents renamed, and
-runs the default-mode trial (`bench/handbook_trial.py`) on each. A loader that keeps what
-the Markdown says gives the same answers; one that loses sections, lists, tables or links
-shows up as turns lost. Results: bench/results/format_parity.md.
+Handbooks and policies often live in Word, LibreOffice, PDFs or on an intranet, and support
+docs in Sphinx. Each loader (`ingest.loaders.docx`, `.html`, `.odt`, `.rst`, `.pdf`) reads a
+document into the Markdown-like text the chunker reads. This bench writes each bundled
+Markdown handbook as Word files (headings as Heading 1-6, list items as Word list paragraphs
+at their depth, pipe tables as Word tables, bold and links as runs; python-docx, the dev
+extra), as HTML pages (markdown-it's rendering, the title in `<title>`), as .odt files
+(odfpy, the dev extra: headings with their outline level, lists nested in their items,
+tables with a header row, bold as a text style, links), as .rst pages (a title heading,
+sections underlined by depth, list-tables, literal blocks) or as PDFs (the HTML pages
+printed by headless Chromium, which needs `chromium` on the PATH), with the conversations'
+gold documents renamed, and runs the default-mode trial (`bench/handbook_trial.py`) on each.
+A loader that keeps what the Markdown says gives the same answers; one that loses sections,
+lists, tables or links shows up as turns lost. Results: bench/results/format_parity.md.
 """
 
 from __future__ import annotations
