@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,3 +77,19 @@ def snapshot(index_path: Path) -> dict[str, tuple[str, str, str, bytes]]:
 def copy_sample(dest: Path) -> Path:
     shutil.copytree(sample_corpus_path(), dest)
     return dest
+
+
+@contextmanager
+def one_document_assistant(project_dir: Path, embedder: Embedder, docs: Path) -> Iterator[Any]:
+    """An Assistant over `docs` (real index, the given embedder), ingested, closed after:
+    the end-to-end check of every loader, which must add its one document and skip none."""
+    from tellmemore.assistant import Assistant
+    from tellmemore.config import Settings
+
+    assistant = Assistant(Settings(project_dir=project_dir / "p"), embedder=embedder)
+    try:
+        report = assistant.ingest([docs])
+        assert report.docs_added == 1 and not report.skipped
+        yield assistant
+    finally:
+        assistant.close()

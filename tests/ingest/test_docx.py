@@ -12,6 +12,8 @@ import pytest
 from tellmemore.errors import LoaderError
 from tellmemore.ingest.loaders import load_path, load_sources, supported_extensions
 
+from .helpers import one_document_assistant
+
 docx = pytest.importorskip("docx")  # python-docx writes the fixtures (the dev extra)
 
 
@@ -202,16 +204,10 @@ def test_a_broken_docx_costs_only_itself(tmp_path: Path) -> None:
 
 @pytest.mark.model
 def test_a_word_handbook_is_answered_with_its_own_section(project_dir: Path, minilm) -> None:  # type: ignore[no-untyped-def]
-    from tellmemore.assistant import Assistant
-    from tellmemore.config import Settings
-
     docs = project_dir / "docs"
     docs.mkdir()
     handbook(docs / "people.docx")
-    assistant = Assistant(Settings(project_dir=project_dir / "p"), embedder=minilm)
-    try:
-        report = assistant.ingest([docs])
-        assert report.docs_added == 1 and not report.skipped
+    with one_document_assistant(project_dir, minilm, docs) as assistant:
         chat = assistant.session()
         answer = chat.ask("What salary does a senior get?")
         assert "$140,000" in answer.answer
@@ -219,5 +215,3 @@ def test_a_word_handbook_is_answered_with_its_own_section(project_dir: Path, min
         assert answer.citations[0].title == "People Handbook"
         follow = chat.ask("and what do I do when I'm sick?")
         assert "Call your manager before 9:00." in follow.answer
-    finally:
-        assistant.close()

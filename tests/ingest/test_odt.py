@@ -14,6 +14,8 @@ from tellmemore.errors import LoaderError
 from tellmemore.ingest.chunking import chunk_document
 from tellmemore.ingest.loaders import load_path, load_sources, supported_extensions
 
+from .helpers import one_document_assistant
+
 pytest.importorskip("odf")  # odfpy writes the fixtures (the dev extra)
 
 from odf import dc
@@ -319,16 +321,10 @@ def test_a_broken_odt_costs_only_itself(tmp_path: Path) -> None:
 
 @pytest.mark.model
 def test_an_odt_handbook_is_answered_with_its_own_section(project_dir: Path, minilm) -> None:  # type: ignore[no-untyped-def]
-    from tellmemore.assistant import Assistant
-    from tellmemore.config import Settings
-
     docs = project_dir / "docs"
     docs.mkdir()
     handbook(docs / "people.odt")
-    assistant = Assistant(Settings(project_dir=project_dir / "p"), embedder=minilm)
-    try:
-        report = assistant.ingest([docs])
-        assert report.docs_added == 1 and not report.skipped
+    with one_document_assistant(project_dir, minilm, docs) as assistant:
         chat = assistant.session()
         answer = chat.ask("What salary does a senior get in 2026?")
         assert "$150,000" in answer.answer
@@ -336,5 +332,3 @@ def test_an_odt_handbook_is_answered_with_its_own_section(project_dir: Path, min
         assert answer.citations[0].title == "People Handbook"
         follow = chat.ask("and what do I do when I'm sick?")
         assert "Call your manager before 9:00." in follow.answer
-    finally:
-        assistant.close()

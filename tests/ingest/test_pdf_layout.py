@@ -11,6 +11,7 @@ import pytest
 from tellmemore.ingest.loaders import load_path
 from tellmemore.ingest.loaders.pdf import join_pages
 
+from .helpers import one_document_assistant
 from .pdfgen import Styled, make_pdf, make_styled_pdf
 
 BODY = 11.0
@@ -115,22 +116,14 @@ def test_page_starts_still_point_at_each_page() -> None:
 
 @pytest.mark.model
 def test_a_pdf_handbook_is_answered_from_its_own_section(project_dir: Path, minilm) -> None:  # type: ignore[no-untyped-def]
-    from tellmemore.assistant import Assistant
-    from tellmemore.config import Settings
-
     docs = project_dir / "docs"
     docs.mkdir()
     (docs / "handbook.pdf").write_bytes(make_styled_pdf(handbook_pages(), title="Handbook"))
-    assistant = Assistant(Settings(project_dir=project_dir / "p"), embedder=minilm)
-    try:
-        report = assistant.ingest([docs])
-        assert report.docs_added == 1 and not report.skipped
+    with one_document_assistant(project_dir, minilm, docs) as assistant:
         answer = assistant.session().ask("How long do I have to claim expenses?")
         assert "within 30 days" in answer.answer
         top = answer.citations[0]
         assert top.section[-1] == "Expenses" and top.pages == (2,)
-    finally:
-        assistant.close()
 
 
 def test_a_hostile_matrix_gives_no_layout_and_the_plain_text_is_kept() -> None:

@@ -12,6 +12,8 @@ from tellmemore.ingest.chunking import chunk_document
 from tellmemore.ingest.loaders import load_path, load_sources, supported_extensions
 from tellmemore.ingest.loaders.rst import role_text
 
+from .helpers import one_document_assistant
+
 pytest.importorskip("docutils")
 
 HANDBOOK = """\
@@ -227,18 +229,10 @@ def test_a_broken_rst_file_costs_only_itself(tmp_path: Path) -> None:
 
 @pytest.mark.model
 def test_an_rst_support_page_is_answered_with_its_own_section(project_dir: Path, minilm) -> None:  # type: ignore[no-untyped-def]
-    from tellmemore.assistant import Assistant
-    from tellmemore.config import Settings
-
     docs = project_dir / "docs"
     write(docs / "support.rst", HANDBOOK)
-    assistant = Assistant(Settings(project_dir=project_dir / "p"), embedder=minilm)
-    try:
-        report = assistant.ingest([docs])
-        assert report.docs_added == 1 and not report.skipped
+    with one_document_assistant(project_dir, minilm, docs) as assistant:
         answer = assistant.session().ask("What is the refund limit on the Scale plan?")
         assert "$5,000" in answer.answer
         assert answer.citations[0].doc == "support.rst"
         assert answer.citations[0].title == "Support Handbook"
-    finally:
-        assistant.close()
