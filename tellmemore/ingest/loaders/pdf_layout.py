@@ -1,4 +1,4 @@
-"""A PDF page's text read back into Markdown-like text: headings, paragraphs, list items.
+"""A PDF page's text read back into Markdown-like text: headings, paragraphs, lists, tables.
 
 A PDF keeps no structure, only text drawn at positions, in fonts, at sizes. The chunker
 splits Markdown-like text on its headings and blocks, so a PDF read as bare lines was one
@@ -6,17 +6,24 @@ section under its title: every chunk named only the document, never its section,
 paragraph was a run of hard-wrapped lines. Employee handbooks and policies are often PDFs.
 
 pypdf's text visitor reports every run of text it extracts with its font and the matrices
-that place it (`Run`). From those alone, with no word list:
+that place it (`Run`). From those alone, with no word list (`Layout` holds what the whole
+document says):
 
 - the body size is the size most characters of the document are set in;
-- a heading is a short line set clearly larger than the body (`HEADING_RATIO`); its level
-  is the rank of its size among the document's heading sizes (the largest is `#`);
+- a heading is a short line set clearly larger than the body (`HEADING_RATIO`), its level
+  the rank of its size (the largest is `#`), or a short bold body-size line alone in its
+  paragraph (`_bold_heading`);
 - a paragraph ends where the gap to the next line is wider than `PARAGRAPH_GAP` times the
-  page's usual line spacing;
-- a list item is a line that opens with a bullet glyph or a number and a stop;
-- the lines of one paragraph are joined, and a word hyphenated at a line end is rejoined.
+  document's usual wrapped-line spacing;
+- a list item opens with a bullet glyph or a number, or is indented past the page's margin
+  (a browser draws its bullets as shapes); a short line ends an item;
+- a table is three or more lines drawn in as many runs lined up in columns (`_tables`);
+- a run inside a link annotation is written "[text](address)" (`linked`);
+- wrapped lines are joined mid-sentence; a line that ends a sentence or ends short keeps
+  its break (`_joined`).
 
-bench/results/format_parity.md measures a handbook as PDFs against the same Markdown.
+bench/results/format_parity.md measures handbooks printed as PDFs against the same
+Markdown, and bench/pdf_structure.py how much of their structure is read back.
 """
 
 from __future__ import annotations
