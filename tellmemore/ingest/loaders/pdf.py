@@ -6,14 +6,14 @@ its pages ("p. 4").
 A PDF keeps no heading structure, only text drawn in fonts at sizes and positions, so the
 text layer is read back into Markdown-like text (`pdf_layout`): lines in larger type are
 headings, wide gaps end paragraphs, bullets and indents make list items, runs lined up in
-columns make tables, link annotations stay links, wrapped lines are joined. The chunker then cuts a PDF handbook by its sections, as it cuts the same handbook
-in Markdown, and each chunk names its section. The title is the PDF's own (without a file
-name's extension), else its first top-level heading, else the file stem.
+columns make tables, link annotations stay links, wrapped lines are joined. The chunker then
+cuts a PDF handbook by its sections, as it cuts the same handbook in Markdown, and each
+chunk names its section. The title is the PDF's own (without a file name's extension), else
+its first top-level heading, else the file stem.
 
-Encrypted PDFs are opened when they use
-an empty user password (common for "protected" PDFs); otherwise, like a
-broken file, they raise LoaderError "cannot read PDF: ...". A PDF without a
-text layer (scanned pages) is skipped with a reason, not indexed empty.
+Encrypted PDFs are opened when they use an empty user password (common for "protected"
+PDFs); otherwise, like a broken file, they raise LoaderError "cannot read PDF: ...". A PDF
+without a text layer (scanned pages) is skipped with a reason, not indexed empty.
 """
 
 from __future__ import annotations
