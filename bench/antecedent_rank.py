@@ -54,7 +54,6 @@ from tellmemore.turn import scoped_headings, scoped_term_stats  # noqa: E402
 from tellmemore.types import Turn  # noqa: E402
 
 HANDBOOKS = ("clef", "tts", "posthog")
-HELD_OUT = "posthog"
 Case = dict[str, Any]
 
 

@@ -30,6 +30,8 @@ class Corpus:
     conversations: Path
     out: Path
     title: str
+    held_out: bool = False
+    """Nothing is fitted on it: benches print its totals, never its turns."""
 
 
 CORPORA = {
@@ -53,16 +55,21 @@ CORPORA = {
         DATA / "posthog_handbook_conversations.jsonl",
         RESULTS / "posthog_handbook_trial",
         "PostHog's MIT-licensed handbook pages (held out: nothing is fitted on them)",
+        held_out=True,
     ),
     "gitlab": Corpus(
         "gitlab",
         DATA / "gitlab_handbook",
         DATA / "gitlab_handbook_conversations.jsonl",
-        RESULTS / "gitlab_handbook_trial",
+        ROOT / "bench" / ".trials" / "gitlab_handbook_trial",
         "GitLab's handbook pages on people policy (held out: nothing is fitted on them)",
+        held_out=True,
     ),
 }
-"""The bundled corpora; `clef` is the default."""
+"""The bundled corpora; `clef` is the default. GitLab's per-turn report goes to the ignored
+bench/.trials by default, so its turns cannot land in bench/results by accident."""
+HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
+"""The corpora whose turns no bench prints (PostHog, GitLab)."""
 
 
 def corpus_for(name_or_dir: str) -> Corpus:

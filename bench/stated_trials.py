@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import handbook_trial as ht  # noqa: E402
-from handbook_corpora import CORPORA  # noqa: E402
+from handbook_corpora import CORPORA, HELD_OUT  # noqa: E402
 
 from tellmemore import turn as turn_module  # noqa: E402
 from tellmemore.answer import stated  # noqa: E402
@@ -41,7 +41,6 @@ from tellmemore.config import Settings  # noqa: E402
 from tellmemore.conversation.text import content_words  # noqa: E402
 from tellmemore.types import Chunk, Hit, TermStats  # noqa: E402
 
-HELD_OUT = {"posthog"}
 LOG: list[dict[str, Any]] = []
 CURRENT: dict[str, Any] = {"key": None}
 

@@ -151,12 +151,15 @@ def test_trial_finds_each_corpus_and_any_folder(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """`--corpus` names a bundled corpus or a folder; its conversations and report path follow
-    from it, and a name that is neither is refused with the names it knows."""
+    from it, and a name that is neither is refused with the names it knows. GitLab's per-turn
+    report goes to the ignored bench/.trials: it is held out, and its turns must not land in
+    bench/results by accident."""
     trial = _trial(monkeypatch)
     for name, (root, conversations) in CORPORA.items():
         corpus = trial.corpus_for(name)
         assert (corpus.root, corpus.conversations) == (root, conversations)
-        assert corpus.out.parent == ROOT / "bench" / "results"
+        folder = ".trials" if name == "gitlab" else "results"
+        assert corpus.out.parent == ROOT / "bench" / folder
     assert trial.corpus_for("clef").out.name == "handbook_trial"
     folder = tmp_path / "acme_handbook"
     folder.mkdir()
