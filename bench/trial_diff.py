@@ -6,7 +6,8 @@ A trial's JSON holds one row per turn and mode (`category` is None for a turn an
 fully right). This prints the ANSWERABLE turns fully right before and after, each category
 whose count changed (every category without `--quiet`), and the turns whose category
 changed, with both standalone queries and bindings. `--quiet` prints the counts alone and
-how many turns changed, never a turn's text: use it for a held-out corpus (PostHog), whose
+how many turns changed, never a turn's text. A trial of a held-out corpus (PostHog, GitLab,
+or one of them written in another format: "gitlab_pdf") is always read quietly: its
 conversations must not be read to write rules.
 """
 
@@ -14,9 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from handbook_corpora import HELD_OUT
 
 Row = dict[str, Any]
 
@@ -29,6 +35,13 @@ def load(path: Path, mode: str) -> dict[tuple[str, int], Row]:
         modes = sorted({r["mode"] for r in rows})
         raise SystemExit(f"{path}: no rows in mode {mode!r}; modes there: {modes}")
     return picked
+
+
+def held_out(path: Path) -> bool:
+    """Whether the trial at `path` ran on a held-out corpus, in any format."""
+    corpus = json.loads(path.read_text(encoding="utf-8")).get("corpus")
+    name = str(corpus.get("name", "") if isinstance(corpus, dict) else corpus or "")
+    return any(name == h or name.startswith(f"{h}_") for h in HELD_OUT)
 
 
 def fully_right(rows: dict[tuple[str, int], Row]) -> tuple[int, int]:
@@ -76,7 +89,8 @@ def main() -> None:
     parser.add_argument("--mode", default="floor (default)")
     parser.add_argument("--quiet", action="store_true", help="counts only, no turn text")
     args = parser.parse_args()
-    print(report(load(args.before, args.mode), load(args.after, args.mode), args.quiet))
+    quiet = args.quiet or held_out(args.before) or held_out(args.after)
+    print(report(load(args.before, args.mode), load(args.after, args.mode), quiet))
 
 
 if __name__ == "__main__":
