@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "bench" / "data"
@@ -70,6 +71,14 @@ CORPORA = {
 bench/.trials by default, so its turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab)."""
+
+
+def held_out_trial(trial: dict[str, Any]) -> bool:
+    """Whether a `handbook_trial.py` result ran on a held-out corpus, in any format
+    (format_parity's "gitlab_pdf" is GitLab's): a bench then prints its counts only."""
+    corpus = trial.get("corpus")
+    name = str(corpus.get("name", "") if isinstance(corpus, dict) else corpus or "")
+    return any(name == h or name.startswith(f"{h}_") for h in HELD_OUT)
 
 
 def corpus_for(name_or_dir: str) -> Corpus:

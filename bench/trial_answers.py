@@ -9,7 +9,7 @@ same hits by `extractive.best_sentences` with the shipped defaults, and judged a
 judges it (every `expect` string in the answer). So a change of sentence choice is measured
 over the whole trial, every turn where the conversation layer and retrieval did what they
 did, without re-running them. Prints the replayed count against the trial's own, and with
-no `--quiet` the turns that changed (never read them on PostHog: held out).
+no `--quiet` the turns that changed (a held-out corpus, PostHog or GitLab, is always quiet).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path[:0] = [os.getcwd(), str(Path(__file__).resolve().parent)]
 
+from handbook_corpora import held_out_trial  # noqa: E402
 from sentence_screen import CachedEmbed, shipped_sentences  # noqa: E402
 
 from tellmemore.answer import edits  # noqa: E402
@@ -84,6 +85,7 @@ def main() -> None:
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args()
     trial = json.loads(args.trial.read_text(encoding="utf-8"))
+    quiet = args.quiet or held_out_trial(trial)  # a held-out corpus: counts only
     passages = trial["passages"]
     vectors = (
         pickle.loads(args.vectors.read_bytes()) if args.vectors and args.vectors.exists() else {}
@@ -101,7 +103,7 @@ def main() -> None:
     if args.vectors:
         args.vectors.write_bytes(pickle.dumps(vectors))
     print(f"{args.trial.name}: every expect string {was} (trial) -> {now} (replayed) of {n}")
-    if not args.quiet:
+    if not quiet:
         print("\n".join(changed))
 
 

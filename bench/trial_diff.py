@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from handbook_corpora import HELD_OUT
+from handbook_corpora import held_out_trial
 
 Row = dict[str, Any]
 
@@ -39,9 +39,7 @@ def load(path: Path, mode: str) -> dict[tuple[str, int], Row]:
 
 def held_out(path: Path) -> bool:
     """Whether the trial at `path` ran on a held-out corpus, in any format."""
-    corpus = json.loads(path.read_text(encoding="utf-8")).get("corpus")
-    name = str(corpus.get("name", "") if isinstance(corpus, dict) else corpus or "")
-    return any(name == h or name.startswith(f"{h}_") for h in HELD_OUT)
+    return held_out_trial(json.loads(path.read_text(encoding="utf-8")))
 
 
 def fully_right(rows: dict[tuple[str, int], Row]) -> tuple[int, int]:
