@@ -153,9 +153,19 @@ def loader_for(path: Path) -> Loader:
 
 def _ensure_builtin() -> None:
     if not _REGISTRY:
-        from tellmemore.ingest.loaders import docx, html, jsonl, markdown, odt, pdf, rst, text
+        from tellmemore.ingest.loaders import (
+            docx,
+            html,
+            jsonl,
+            markdown,
+            odt,
+            pdf,
+            pptx,
+            rst,
+            text,
+        )
 
-        for module in (markdown, text, html, pdf, docx, odt, rst, jsonl):
+        for module in (markdown, text, html, pdf, docx, odt, pptx, rst, jsonl):
             register(module.LOADER)
 
 
