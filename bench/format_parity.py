@@ -1,22 +1,24 @@
-"""The same handbook as Word files, web pages, OpenDocument, reStructuredText or PDFs, and
-as Markdown: does each answer as well?
+"""The same handbook as Word files, web pages, OpenDocument, reStructuredText, PDFs or
+PowerPoint decks, and as Markdown: does each answer as well?
 
     HF_HUB_OFFLINE=1 nice -n 5 .venv/bin/python bench/format_parity.py \
-        [--corpus clef tts posthog gitlab] [--format docx html pdf odt rst]
+        [--corpus clef tts posthog gitlab] [--format docx html pdf odt rst pptx]
 
-Handbooks and policies often live in Word, LibreOffice, PDFs or on an intranet, and support
-docs in Sphinx. Each loader (`ingest.loaders.docx`, `.html`, `.odt`, `.rst`, `.pdf`) reads a
-document into the Markdown-like text the chunker reads. This bench writes each bundled
-Markdown handbook as Word files (headings as Heading 1-6, list items as Word list paragraphs
-at their depth, pipe tables as Word tables, bold and links as runs; python-docx, the dev
-extra), as HTML pages (markdown-it's rendering, the title in `<title>`), as .odt files
-(odfpy, the dev extra: headings with their outline level, lists nested in their items,
-tables with a header row, bold as a text style, links), as .rst pages (a title heading,
-sections underlined by depth, list-tables, literal blocks) or as PDFs (the HTML pages
-printed by headless Chromium, which needs `chromium` on the PATH), with the conversations'
-gold documents renamed, and runs the default-mode trial (`bench/handbook_trial.py`) on each.
-A loader that keeps what the Markdown says gives the same answers; one that loses sections,
-lists, tables or links shows up as turns lost. Results: bench/results/format_parity.md.
+Handbooks and policies often live in Word, LibreOffice, PDFs or on an intranet, support docs
+in Sphinx, and onboarding in slide decks. Each loader (`ingest.loaders.docx`, `.html`, `.odt`,
+`.rst`, `.pdf`, `.pptx`) reads a document into the Markdown-like text the chunker reads. This
+bench writes each bundled Markdown handbook as Word files (headings as Heading 1-6, list
+items as Word list paragraphs at their depth, pipe tables as Word tables, bold and links as
+runs; python-docx, the dev extra), as HTML pages (markdown-it's rendering, the title in
+`<title>`), as .odt files (odfpy, the dev extra: headings with their outline level, lists
+nested in their items, tables with a header row, bold as a text style, links), as .rst pages
+(a title heading, sections underlined by depth, list-tables, literal blocks), as PDFs (the
+HTML pages printed by headless Chromium, which needs `chromium` on the PATH) or as decks
+(python-pptx: a slide per `#`/`##` section, list items as bulleted paragraphs at their depth,
+tables as slide tables), with the conversations' gold documents renamed, and runs the
+default-mode trial (`bench/handbook_trial.py`) on each. A loader that keeps what the
+Markdown says gives the same answers; one that loses sections, lists, tables or links shows
+up as turns lost. Results: bench/results/format_parity.md.
 """
 
 from __future__ import annotations
@@ -401,6 +403,137 @@ def markdown_to_odt(markdown: str, target: Path) -> None:
     document.save(str(target))
 
 
+def _pptx_runs(paragraph: Any, runs: list[Run]) -> None:
+    """`runs` appended to a slide paragraph: bold as bold runs, links as run hyperlinks."""
+    for text, strong, href in runs:
+        run = paragraph.add_run()
+        run.text = text
+        if strong:
+            run.font.bold = True
+        if href:
+            run.hyperlink.address = href
+
+
+def _bullet(paragraph: Any, ordered: bool) -> None:
+    """An explicit bullet (or number) on a paragraph, as a text box's list paragraphs carry."""
+    from pptx.oxml.ns import qn
+
+    props = paragraph._p.get_or_add_pPr()
+    mark = props.makeelement(qn("a:buAutoNum" if ordered else "a:buChar"), {})
+    mark.set("type" if ordered else "char", "arabicPeriod" if ordered else "\u2022")
+    props.append(mark)
+
+
+def markdown_to_pptx(markdown: str, target: Path, slide_depth: int = 2) -> None:
+    """Write `markdown` as a PowerPoint deck at `target`: the front-matter title as the
+    core property and a title slide, each `#`/`##` section a slide with its title, paragraphs
+    and list items as text-frame paragraphs at their depth (list items with a bullet or
+    number), deeper headings as bold paragraphs (`slide_depth` 6: every heading a slide), tables
+    (pipe or HTML) as slide tables with a header row when they have one; python-pptx."""
+    from bs4 import BeautifulSoup
+    from markdown_it import MarkdownIt
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    front = _FRONT_MATTER.match(markdown)
+    title = re.search(r"^title:\s*[\"']?(.+?)[\"']?\s*$", front.group(), re.M) if front else None
+    tokens = MarkdownIt("commonmark").enable("table").parse(_FRONT_MATTER.sub("", markdown))
+    state: dict[str, Any] = {"slide": None, "frame": None, "used": False}
+
+    def slide(heading: str | None) -> Any:
+        layout = deck.slide_layouts[5 if heading is not None else 6]  # title only, blank
+        state["slide"] = deck.slides.add_slide(layout)
+        if heading is not None:
+            state["slide"].shapes.title.text = heading
+        state["frame"] = None
+        return state["slide"]
+
+    def paragraph(level: int) -> Any:
+        current = state["slide"] or slide(None)
+        if state["frame"] is None:
+            box = current.shapes.add_textbox(Inches(0.5), Inches(1.5), Inches(9), Inches(5))
+            state["frame"], state["used"] = box.text_frame, False
+        frame = state["frame"]
+        para = frame.paragraphs[0] if not state["used"] else frame.add_paragraph()
+        state["used"] = True
+        para.level = min(level, 8)
+        return para
+
+    def table(rows: list[list[list[Run]]], header: bool) -> None:
+        current = state["slide"] or slide(None)
+        width = max(len(r) for r in rows)
+        shape = current.shapes.add_table(
+            len(rows), width, Inches(0.5), Inches(1.5), Inches(9), Inches(5)
+        )
+        shape.table.first_row = header
+        for r, cells in enumerate(rows):
+            for c, runs in enumerate(cells):
+                _pptx_runs(shape.table.cell(r, c).text_frame.paragraphs[0], runs)
+        state["frame"] = None  # text after the table goes below it, in reading order
+
+    if title:  # a title slide, as a deck opens; text before the first heading goes on it
+        deck.core_properties.title = title.group(1)
+        slide(title.group(1))
+    lists: list[list[Any]] = []  # [ordered, the item's first paragraph written], innermost last
+    rows: list[list[list[Run]]] | None = None
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.type == "heading_open":
+            text = "".join(x for x, _, _ in _inline(tokens[i + 1]))
+            if int(t.tag[1]) <= slide_depth:
+                slide(text)
+            else:
+                _pptx_runs(paragraph(0), [(text, True, "")])
+            i += 2
+            continue
+        if t.type in ("bullet_list_open", "ordered_list_open"):
+            lists.append([t.type == "ordered_list_open", True])
+        elif t.type in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif t.type == "list_item_open":
+            lists[-1][1] = False
+        elif t.type == "table_open":
+            rows = []
+        elif t.type == "tr_open" and rows is not None:
+            rows.append([])
+        elif t.type == "inline" and rows is not None:
+            rows[-1].append(_inline(t))
+        elif t.type == "table_close" and rows:
+            table(rows, True)  # markdown-it's pipe tables always have their header row
+            rows = None
+        elif t.type == "inline":
+            para = paragraph(len(lists) - 1 if lists else 0)
+            if lists and not lists[-1][1]:
+                _bullet(para, lists[-1][0])
+                lists[-1][1] = True
+            _pptx_runs(para, _inline(t))
+        elif t.type in ("fence", "code_block"):
+            for line in t.content.rstrip("\n").split("\n"):
+                _pptx_runs(paragraph(0), [(line, False, "")])
+        elif t.type == "html_block":
+            soup = BeautifulSoup(t.content, "html.parser")
+            for html_table in soup.find_all("table"):
+                found = [
+                    [
+                        [(" ".join(c.get_text(" ").split()), False, "")]
+                        for c in tr.find_all(["td", "th"])
+                    ]
+                    for tr in html_table.find_all("tr")
+                ]
+                found = [r for r in found if r]
+                if found:
+                    table(found, html_table.find("th") is not None)
+                html_table.decompose()
+            rest = " ".join(soup.get_text(" ").split())
+            if rest:
+                _pptx_runs(paragraph(0), [(rest, False, "")])
+        i += 1
+    target.parent.mkdir(parents=True, exist_ok=True)
+    deck.save(str(target))
+
+
 _RST_SPECIAL = re.compile(r"([\\`*_|])")
 _RST_CONSTRUCT = re.compile(
     r"(?:[-+*•]|\d+[.)]|[a-zA-Z#][.)]|\(\w+\)|\.\.|:[^:\s][^:]*:|>>>)(?:\s|$)"
@@ -584,10 +717,11 @@ WRITERS = {
     "pdf": markdown_to_pdf,
     "odt": markdown_to_odt,
     "rst": markdown_to_rst,
+    "pptx": markdown_to_pptx,
 }
 
 
-def written_corpus(name: str, fmt: str, work: Path) -> tuple[Path, Path]:
+def written_corpus(name: str, fmt: str, work: Path, slide_depth: int = 2) -> tuple[Path, Path]:
     """The corpus `name` written as `fmt` files under `work`, and its conversations with
     the gold documents renamed; both beside each other as handbook_trial.py expects."""
     corpus = CORPORA[name]
@@ -596,7 +730,11 @@ def written_corpus(name: str, fmt: str, work: Path) -> tuple[Path, Path]:
         if source.name in NOT_DOCUMENTS:
             continue
         relative = source.relative_to(corpus.root).with_suffix(f".{fmt}")
-        WRITERS[fmt](source.read_text(encoding="utf-8"), root / relative)
+        text = source.read_text(encoding="utf-8")
+        if fmt == "pptx":
+            markdown_to_pptx(text, root / relative, slide_depth)
+        else:
+            WRITERS[fmt](text, root / relative)
     conversations = work / f"{name}_{fmt}_conversations.jsonl"
     with conversations.open("w", encoding="utf-8") as out:
         for line in corpus.conversations.read_text(encoding="utf-8").splitlines():
@@ -639,6 +777,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", nargs="+", default=["clef", "tts", "posthog"], choices=CORPORA)
     ap.add_argument("--format", nargs="+", default=["docx", "html"], choices=WRITERS)
+    ap.add_argument(
+        "--slide-depth",
+        type=int,
+        default=2,
+        help="pptx: headings down to this level open a slide (2: # and ##), deeper are bold lines",
+    )
     ap.add_argument("--work", type=Path, help="where the written corpora and trials go (kept)")
     args = ap.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="format-parity-"))
@@ -651,7 +795,7 @@ def main() -> None:
     for name in args.corpus:
         markdown = summary(trial(name, None, work / f"trial_{name}_md"))
         for fmt in args.format:
-            root, conversations = written_corpus(name, fmt, work)
+            root, conversations = written_corpus(name, fmt, work, args.slide_depth)
             other = summary(trial(str(root), conversations, work / f"trial_{name}_{fmt}"))
             differ = sum(
                 markdown["by_turn"][k] != other["by_turn"].get(k) for k in markdown["by_turn"]
