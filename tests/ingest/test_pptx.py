@@ -109,6 +109,18 @@ def test_pptx_slides_follow_the_slide_list_not_the_part_names(tmp_path: Path) ->
     assert text.index("## Salary levels") < text.index("## Vacation")
 
 
+def test_a_slide_listed_twice_is_read_once(tmp_path: Path) -> None:
+    """A crafted slide list naming one slide a thousand times cannot multiply its text."""
+    path = deck(tmp_path / "onboarding.pptx")
+    with zipfile.ZipFile(path) as z:
+        parts = {name: z.read(name) for name in z.namelist()}
+    xml = parts["ppt/presentation.xml"].decode()
+    first = re.findall(r"<p:sldId [^>]*/>", xml)[1]
+    parts["ppt/presentation.xml"] = xml.replace(first, first * 1000).encode()
+    path.write_bytes(_zip(parts))
+    assert load_path(path)[0].text.count("## Vacation") == 1
+
+
 def test_pptx_chunks_name_their_slide(tmp_path: Path) -> None:
     [doc] = load_path(deck(tmp_path / "onboarding.pptx"))
     chunks = chunk_document(doc, max_tokens=60, count_tokens=lambda t: len(t.split()))

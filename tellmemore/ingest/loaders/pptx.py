@@ -265,9 +265,11 @@ def _parse(archive: zipfile.ZipFile, name: str, source: Source) -> ElementTree.E
 def _slides(archive: zipfile.ZipFile, source: Source) -> Iterator[tuple[int, _Part]]:
     """(number as PowerPoint shows it, slide part) of each slide in the deck's order."""
     deck = _Part(archive, _PRESENTATION, source)
+    seen: set[str] = set()  # a slide listed twice is read once: no text multiplied past the limit
     for number, slide in enumerate(deck.root.iter(_q("p:sldId")), start=1):
         kind, target, external = deck.rels.get(slide.get(_q("r:id"), ""), ("", "", True))
-        if kind == "slide" and not external and target in archive.namelist():
+        if kind == "slide" and not external and target not in seen and target in archive.namelist():
+            seen.add(target)
             yield number, _Part(archive, target, source)
 
 
