@@ -11,10 +11,11 @@ slide's subject, so they belong in its section, and a "Notes" line would only be
 word in every chunk's vector and BM25 terms. The deck's title (`dc:title`, else the first
 slide's title) is the `h1`; a first slide titled the same is not repeated as an `h2`.
 
-Read with the stdlib, as .odt is: python-pptx gives the same shapes and paragraphs but brings
-lxml, Pillow and XlsxWriter at run time, and has no word on hidden slides or the slide list
-beyond its private XML. Left out: hidden slides (`show="0"`: the presenter skips them),
-images, charts, SmartArt, slide numbers, dates and footers (the same line on every slide).
+Read with the stdlib, as .odt is: python-pptx gives the same slides, shapes and paragraphs
+but brings lxml, Pillow and XlsxWriter at run time (a 126 ms import; 5.9 ms to walk the test
+deck, against 4.2 ms for this whole reading), and tells hidden slides only through its
+private XML. Left out: hidden slides (`show="0"`: the presenter skips them), images, charts,
+SmartArt, slide numbers, dates and footers (the same line on every slide).
 
 Bad input is a LoaderError with the reason, never a crash: a file that is no zip ("not a
 .pptx file"), a legacy PowerPoint 97-2003 or password-protected file, a zip without
