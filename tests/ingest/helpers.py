@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,3 +93,19 @@ def one_document_assistant(project_dir: Path, embedder: Embedder, docs: Path) ->
         yield assistant
     finally:
         assistant.close()
+
+
+def assert_a_broken_file_costs_only_itself(
+    tmp_path: Path, suffix: str, write_good: Callable[[Path], object]
+) -> None:
+    """A folder with one good file of a zip-based format and one that only starts like a zip:
+    the good one loads, the broken one is skipped with its reason, nothing else is lost."""
+    from tellmemore.ingest.loaders import load_sources
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    write_good(docs / f"good{suffix}")
+    (docs / f"broken{suffix}").write_bytes(b"PK\x03\x04 not really")
+    result = load_sources([docs])
+    assert [d.doc_id for d in result.documents] == [f"good{suffix}"]
+    assert [s.path.rsplit("/", 1)[-1] for s in result.skipped] == [f"broken{suffix}"]

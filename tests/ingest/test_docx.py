@@ -12,7 +12,7 @@ import pytest
 from tellmemore.errors import LoaderError
 from tellmemore.ingest.loaders import load_path, load_sources, supported_extensions
 
-from .helpers import one_document_assistant
+from .helpers import assert_a_broken_file_costs_only_itself, one_document_assistant
 
 docx = pytest.importorskip("docx")  # python-docx writes the fixtures (the dev extra)
 
@@ -194,12 +194,7 @@ def test_a_docx_whose_xml_expands_past_the_text_limit_is_skipped_unread(tmp_path
 
 
 def test_a_broken_docx_costs_only_itself(tmp_path: Path) -> None:
-    (tmp_path / "docs").mkdir()
-    handbook(tmp_path / "docs" / "good.docx")
-    (tmp_path / "docs" / "broken.docx").write_bytes(b"PK\x03\x04 not really")
-    result = load_sources([tmp_path / "docs"])
-    assert [d.doc_id for d in result.documents] == ["good.docx"]
-    assert [s.path.rsplit("/", 1)[-1] for s in result.skipped] == ["broken.docx"]
+    assert_a_broken_file_costs_only_itself(tmp_path, ".docx", handbook)
 
 
 @pytest.mark.model

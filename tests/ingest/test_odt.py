@@ -14,7 +14,7 @@ from tellmemore.errors import LoaderError
 from tellmemore.ingest.chunking import chunk_document
 from tellmemore.ingest.loaders import load_path, load_sources, supported_extensions
 
-from .helpers import one_document_assistant
+from .helpers import assert_a_broken_file_costs_only_itself, one_document_assistant
 
 pytest.importorskip("odf")  # odfpy writes the fixtures (the dev extra)
 
@@ -311,12 +311,7 @@ def test_deeply_nested_odt_is_a_reason_not_a_crash(tmp_path: Path) -> None:
 
 
 def test_a_broken_odt_costs_only_itself(tmp_path: Path) -> None:
-    (tmp_path / "docs").mkdir()
-    handbook(tmp_path / "docs" / "good.odt")
-    (tmp_path / "docs" / "broken.odt").write_bytes(b"PK\x03\x04 not really")
-    result = load_sources([tmp_path / "docs"])
-    assert [d.doc_id for d in result.documents] == ["good.odt"]
-    assert [s.path.rsplit("/", 1)[-1] for s in result.skipped] == ["broken.odt"]
+    assert_a_broken_file_costs_only_itself(tmp_path, ".odt", handbook)
 
 
 @pytest.mark.model

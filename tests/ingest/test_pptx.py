@@ -14,7 +14,7 @@ from tellmemore.errors import LoaderError
 from tellmemore.ingest.chunking import chunk_document
 from tellmemore.ingest.loaders import load_path, load_sources, supported_extensions
 
-from .helpers import one_document_assistant
+from .helpers import assert_a_broken_file_costs_only_itself, one_document_assistant
 
 pytest.importorskip("pptx")  # python-pptx writes the fixtures (the dev extra)
 
@@ -241,12 +241,7 @@ def test_a_pptx_whose_xml_expands_past_the_text_limit_is_skipped_unread(tmp_path
 
 
 def test_a_broken_pptx_costs_only_itself(tmp_path: Path) -> None:
-    (tmp_path / "docs").mkdir()
-    deck(tmp_path / "docs" / "good.pptx")
-    (tmp_path / "docs" / "broken.pptx").write_bytes(b"PK\x03\x04 not really")
-    result = load_sources([tmp_path / "docs"])
-    assert [d.doc_id for d in result.documents] == ["good.pptx"]
-    assert [s.path.rsplit("/", 1)[-1] for s in result.skipped] == ["broken.pptx"]
+    assert_a_broken_file_costs_only_itself(tmp_path, ".pptx", deck)
 
 
 @pytest.mark.model
