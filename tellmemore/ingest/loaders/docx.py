@@ -28,14 +28,10 @@ from xml.etree import ElementTree
 from tellmemore.errors import LoaderError
 from tellmemore.ingest.loaders.base import LoadResult, Source, text_too_long
 from tellmemore.ingest.loaders.html import converted, html_to_markdown
+from tellmemore.ingest.loaders.zipped import open_zip
 
 log = logging.getLogger(__name__)
 
-_LEGACY_WORD = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-"""The OLE compound file signature: .doc files, and .docx files saved with a password."""
-XML_PER_TEXT_CHAR = 20
-"""Bytes of Word XML allowed per character of `max_text_chars`: Word wraps each run of
-text in several elements, so its XML is many times its text, but not without bound."""
 _NOT_READ = ("word/media/", "word/embeddings/", "docProps/thumbnail")
 """Parts mammoth never inflates (images are left out): they do not count against the limit."""
 _STYLE_MAP = """
@@ -71,23 +67,15 @@ def _core_properties(archive: zipfile.ZipFile) -> dict[str, str]:
 
 
 def _open(source: Source) -> zipfile.ZipFile:
-    data = source.data
-    if data.startswith(_LEGACY_WORD):
-        raise LoaderError(
-            source.source,
-            "cannot read DOCX: this is an OLE file, a legacy Word 97-2003 document or a "
-            "password-protected one; save it as an unprotected .docx",
-        )
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
-        raise LoaderError(source.source, f"cannot read DOCX: not a .docx file ({exc})") from exc
-    names = set(archive.namelist())
-    if "word/document.xml" not in names:
+    archive = open_zip(
+        source,
+        "DOCX",
+        "a .docx file",
+        lambda name: not name.startswith(_NOT_READ),
+        legacy="a legacy Word 97-2003 document",
+    )
+    if "word/document.xml" not in archive.namelist():
         raise LoaderError(source.source, "cannot read DOCX: no word/document.xml in the file")
-    read = sum(i.file_size for i in archive.infolist() if not i.filename.startswith(_NOT_READ))
-    if read > XML_PER_TEXT_CHAR * source.max_text_chars:
-        raise text_too_long(source.source, source.max_text_chars)
     return archive
 
 

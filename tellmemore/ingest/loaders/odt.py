@@ -24,10 +24,8 @@ text limit (checked on the zip's directory, before anything is inflated).
 
 from __future__ import annotations
 
-import io
 import re
 import zipfile
-import zlib
 from collections.abc import Iterator
 from html import escape
 from typing import ClassVar
@@ -36,9 +34,8 @@ from xml.etree import ElementTree
 from tellmemore.errors import LoaderError
 from tellmemore.ingest.loaders.base import LoadResult, Source, text_too_long
 from tellmemore.ingest.loaders.html import converted, html_to_markdown
+from tellmemore.ingest.loaders.zipped import open_zip, parse_part, read_part
 
-XML_PER_TEXT_CHAR = 20
-"""Bytes of OpenDocument XML allowed per character of `max_text_chars`, as for Word files."""
 _PARTS = ("content.xml", "styles.xml", "meta.xml", "META-INF/manifest.xml")
 """The parts read: they count against the limit (pictures and thumbnails are never read)."""
 _MIMETYPE = "application/vnd.oasis.opendocument.text"
@@ -289,17 +286,11 @@ def _rows(node: ElementTree.Element, header: bool) -> Iterator[tuple[ElementTree
 
 
 def _open(source: Source) -> zipfile.ZipFile:
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(source.data))
-    except zipfile.BadZipFile as exc:
-        raise LoaderError(source.source, f"cannot read ODT: not an .odt file ({exc})") from exc
-    read = sum(i.file_size for i in archive.infolist() if i.filename in _PARTS)
-    if read > XML_PER_TEXT_CHAR * source.max_text_chars:
-        raise text_too_long(source.source, source.max_text_chars)
+    archive = open_zip(source, "ODT", "an .odt file", lambda name: name in _PARTS)
     names = set(archive.namelist())
     manifest = b""
     if "META-INF/manifest.xml" in names:
-        manifest = _read(archive, "META-INF/manifest.xml", source)
+        manifest = read_part(archive, "META-INF/manifest.xml", source, "ODT")
     if b"encryption-data" in manifest:
         raise LoaderError(
             source.source,
@@ -308,33 +299,17 @@ def _open(source: Source) -> zipfile.ZipFile:
     if "content.xml" not in names:
         raise LoaderError(source.source, "cannot read ODT: no content.xml in the file")
     if "mimetype" in names:
-        kind = _read(archive, "mimetype", source)[:100].decode("ascii", "replace").strip()
-        if not kind.startswith(_MIMETYPE):
+        kind = read_part(archive, "mimetype", source, "ODT")[:100]
+        mimetype = kind.decode("ascii", "replace").strip()
+        if not mimetype.startswith(_MIMETYPE):
             raise LoaderError(
-                source.source, f"cannot read ODT: not a text document but {kind or 'unnamed'}"
+                source.source, f"cannot read ODT: not a text document but {mimetype or 'unnamed'}"
             )
     return archive
 
 
-def _read(archive: zipfile.ZipFile, name: str, source: Source) -> bytes:
-    """A part's bytes; a damaged one is a LoaderError."""
-    try:
-        return archive.read(name)
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-        raise LoaderError(source.source, f"cannot read ODT: {name} is damaged ({exc})") from exc
-
-
 def _parse(archive: zipfile.ZipFile, name: str, source: Source) -> ElementTree.Element | None:
-    """The root of a part, None when the file has no such part."""
-    if name not in archive.namelist():
-        return None
-    data = _read(archive, name, source)
-    if b"<!DOCTYPE" in data:  # entity definitions: no OpenDocument part has them
-        raise LoaderError(source.source, f"cannot read ODT: {name} declares a DTD")
-    try:
-        return ElementTree.fromstring(data)
-    except ElementTree.ParseError as exc:
-        raise LoaderError(source.source, f"cannot read ODT: {name} is not XML ({exc})") from exc
+    return parse_part(archive, name, source, "ODT")
 
 
 def _meta(root: ElementTree.Element | None) -> dict[str, str]:

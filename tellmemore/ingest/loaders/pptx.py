@@ -25,11 +25,9 @@ text limit (checked on the zip's directory, before anything is inflated), a deck
 
 from __future__ import annotations
 
-import io
 import posixpath
 import re
 import zipfile
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from html import escape
@@ -39,11 +37,8 @@ from xml.etree import ElementTree
 from tellmemore.errors import LoaderError
 from tellmemore.ingest.loaders.base import LoadResult, Source, text_too_long
 from tellmemore.ingest.loaders.html import converted, html_to_markdown
+from tellmemore.ingest.loaders.zipped import open_zip, parse_part
 
-_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-"""The OLE compound file signature: .ppt files, and .pptx files saved with a password."""
-XML_PER_TEXT_CHAR = 20
-"""Bytes of slide XML allowed per character of `max_text_chars`, as for Word files."""
 _READ = ("ppt/presentation.xml", "ppt/_rels/", "ppt/slides/", "ppt/notesSlides/", "docProps/")
 """The parts read: they count against the limit (media, layouts and themes are never read)."""
 _PRESENTATION = "ppt/presentation.xml"
@@ -229,38 +224,20 @@ def _nest(items: list[_Para], depths: list[int], start: int, depth: int) -> tupl
 
 
 def _open(source: Source) -> zipfile.ZipFile:
-    if source.data.startswith(_OLE):
-        raise LoaderError(
-            source.source,
-            "cannot read PPTX: this is an OLE file, a legacy PowerPoint 97-2003 presentation "
-            "or a password-protected one; save it as an unprotected .pptx",
-        )
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(source.data))
-    except zipfile.BadZipFile as exc:
-        raise LoaderError(source.source, f"cannot read PPTX: not a .pptx file ({exc})") from exc
-    read = sum(i.file_size for i in archive.infolist() if i.filename.startswith(_READ))
-    if read > XML_PER_TEXT_CHAR * source.max_text_chars:
-        raise text_too_long(source.source, source.max_text_chars)
+    archive = open_zip(
+        source,
+        "PPTX",
+        "a .pptx file",
+        lambda name: name.startswith(_READ),
+        legacy="a legacy PowerPoint 97-2003 presentation",
+    )
     if _PRESENTATION not in archive.namelist():
         raise LoaderError(source.source, f"cannot read PPTX: no {_PRESENTATION} in the file")
     return archive
 
 
 def _parse(archive: zipfile.ZipFile, name: str, source: Source) -> ElementTree.Element | None:
-    """The root of a part, None when the file has no such part."""
-    if name not in archive.namelist():
-        return None
-    try:
-        data = archive.read(name)
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-        raise LoaderError(source.source, f"cannot read PPTX: {name} is damaged ({exc})") from exc
-    if b"<!DOCTYPE" in data:  # entity definitions: no Office Open XML part has them
-        raise LoaderError(source.source, f"cannot read PPTX: {name} declares a DTD")
-    try:
-        return ElementTree.fromstring(data)
-    except ElementTree.ParseError as exc:
-        raise LoaderError(source.source, f"cannot read PPTX: {name} is not XML ({exc})") from exc
+    return parse_part(archive, name, source, "PPTX")
 
 
 def _slides(archive: zipfile.ZipFile, source: Source) -> Iterator[tuple[int, _Part]]:
