@@ -1,12 +1,13 @@
 """HTML pages through BeautifulSoup, converted to the Markdown-like text the chunker reads.
 
-Page chrome is dropped (script, style, nav, footer, forms, embedded frames):
-it repeats on every page and would pollute both the vectors and BM25's term
-statistics. Headings become `#` lines so the chunker finds sections; lists
-become `-` / `1.` items and tables pipe tables, so they stay whole; links and emphasis are
-written as Markdown writes them, so a page reads as the same page in Markdown.
-Title: `<title>`, else the first `<h1>`, else the file stem. Version and URL
-come from `<meta name="version">` and `<link rel="canonical">` when present.
+Page chrome is dropped (script, style, nav, footer, forms, embedded frames, and what
+lies outside the page's main landmark: `page_content`): it repeats on every page and would
+pollute both the vectors and BM25's term statistics. Headings become `#` lines so the
+chunker finds sections; lists become `-` / `1.` items and tables pipe tables, so they stay
+whole; links and emphasis are written as Markdown writes them, so a page reads as the same
+page in Markdown. Title: the main landmark's first `<h1>`, else `<title>`, else the first
+`<h1>`, else the file stem. Version and URL come from `<meta name="version">` and
+`<link rel="canonical">` when present.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from bs4.element import Comment, NavigableString, PageElement, Tag
 
 from tellmemore.errors import LoaderError
 from tellmemore.ingest.loaders.base import Document, LoadResult, Source
+from tellmemore.ingest.loaders.page_content import page_content
 
 _DROP = frozenset(
     {
@@ -136,11 +138,13 @@ def _list_block(node: Tag, depth: int = 0) -> list[str]:
             if isinstance(child, Tag) and child.name in ("ul", "ol"):
                 nested.extend(_list_block(child, depth + 1))
             elif isinstance(child, Tag) and child.name not in _DROP:
-                text_parts.append(_inline(child))
+                inline = child.name in _INLINE or child.name == "br"
+                # "<a>Install</a>: copy" is one run of text; a <p> in the item is a block
+                text_parts.append(_inline(child) if inline else f" {_inline(child)} ")
             elif isinstance(child, NavigableString) and not isinstance(child, Comment):
                 text_parts.append(str(child))
         marker = f"{n}." if ordered else "-"
-        text = _squash(" ".join(text_parts))
+        text = _squash("".join(text_parts))
         lines.append(f"{'  ' * depth}{marker} {text}".rstrip())
         lines.extend(nested)
     return lines
@@ -275,8 +279,10 @@ def html_to_markdown(html: str) -> tuple[str, dict[str, str]]:
     canonical = soup.find("link", rel="canonical")
     if isinstance(canonical, Tag) and canonical.get("href"):
         info["url"] = str(canonical["href"]).strip()
-    body = soup.body if soup.body is not None else soup
-    return "\n\n".join(_blocks(body)), info
+    content, heading = page_content(soup)
+    if heading:
+        info["title"] = heading
+    return "\n\n".join(_blocks(content)), info
 
 
 class HTMLLoader:
