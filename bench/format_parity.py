@@ -721,11 +721,61 @@ WRITERS = {
 }
 
 
+SITE_PYTHON = sys.executable
+"""The Python that has MkDocs (mkdocs-material) and Sphinx (furo, myst-parser) installed:
+`--site-python`. They are only needed to build the sites, never by tellmemore."""
+
+
+def build_site(generator: str, corpus_root: Path, root: Path) -> None:
+    """The corpus built as a documentation site by `generator` into `root`: every page with
+    its theme's chrome (site navigation, table of contents, heading permalinks, search box,
+    footer), as a user's published support docs are. Page paths are the Markdown files'
+    paths with `.html` (MkDocs without directory URLs; Sphinx's own)."""
+    src = Path(tempfile.mkdtemp(prefix=f"site-{generator}-"))
+    docs = src / "docs"
+    shutil.copytree(corpus_root, docs, ignore=shutil.ignore_patterns(*NOT_DOCUMENTS))
+    for page in docs.rglob("*.md"):  # "#Title" is a heading to Python-Markdown, not to MyST
+        text = page.read_text(encoding="utf-8")
+        page.write_text(re.sub(r"^(#{1,6})(?=[^#\s])", r"\1 ", text, flags=re.M), "utf-8")
+    pages = sorted(p.relative_to(docs).with_suffix("").as_posix() for p in docs.rglob("*.md"))
+    site = corpus_root.name.replace("_", " ").title()
+    if generator == "mkdocs":
+        (src / "mkdocs.yml").write_text(
+            f"site_name: {site}\nuse_directory_urls: false\ntheme:\n  name: material\n"
+            "markdown_extensions:\n  - toc:\n      permalink: true\n  - tables\n",
+            encoding="utf-8",
+        )
+        command = [SITE_PYTHON, "-m", "mkdocs", "build", "-q", "-f", str(src / "mkdocs.yml")]
+        command += ["-d", str(root)]
+    else:
+        toctree = "".join(f"   {p}\n" for p in pages)
+        (docs / "index.rst").write_text(
+            f"{site}\n{'=' * len(site)}\n\n.. toctree::\n   :maxdepth: 2\n\n{toctree}",
+            encoding="utf-8",
+        )
+        (docs / "conf.py").write_text(
+            f"project = {site!r}\nextensions = ['myst_parser']\nhtml_theme = 'furo'\n"
+            "source_suffix = {'.rst': 'restructuredtext', '.md': 'markdown'}\n"
+            "html_copy_source = False\n",  # else each page's source is a second .txt document
+            encoding="utf-8",
+        )
+        command = [SITE_PYTHON, "-m", "sphinx", "-q", "-b", "html", str(docs), str(root)]
+    shutil.rmtree(root, ignore_errors=True)
+    subprocess.run(command, check=True, capture_output=True)
+    shutil.rmtree(src, ignore_errors=True)
+
+
+SITES = ("mkdocs", "sphinx")
+
+
 def written_corpus(name: str, fmt: str, work: Path, slide_depth: int = 2) -> tuple[Path, Path]:
     """The corpus `name` written as `fmt` files under `work`, and its conversations with
     the gold documents renamed; both beside each other as handbook_trial.py expects."""
     corpus = CORPORA[name]
     root = work / f"{name}_{fmt}"
+    if fmt in SITES:
+        build_site(fmt, corpus.root, root)
+        return root, _renamed_conversations(name, fmt, "html", work)
     for source in sorted(corpus.root.rglob("*.md")):
         if source.name in NOT_DOCUMENTS:
             continue
@@ -735,12 +785,17 @@ def written_corpus(name: str, fmt: str, work: Path, slide_depth: int = 2) -> tup
             markdown_to_pptx(text, root / relative, slide_depth)
         else:
             WRITERS[fmt](text, root / relative)
+    return root, _renamed_conversations(name, fmt, fmt, work)
+
+
+def _renamed_conversations(name: str, fmt: str, suffix: str, work: Path) -> Path:
+    """The corpus's conversations with each gold document's `.md` renamed to `.suffix`."""
     conversations = work / f"{name}_{fmt}_conversations.jsonl"
     with conversations.open("w", encoding="utf-8") as out:
-        for line in corpus.conversations.read_text(encoding="utf-8").splitlines():
+        for line in CORPORA[name].conversations.read_text(encoding="utf-8").splitlines():
             if line.strip():
-                out.write(re.sub(r"\.md\b", f".{fmt}", line) + "\n")
-    return root, conversations
+                out.write(re.sub(r"\.md\b", f".{suffix}", line) + "\n")
+    return conversations
 
 
 def trial(corpus: str, conversations: Path | None, out: Path) -> dict[str, Any]:
@@ -776,7 +831,12 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", nargs="+", default=["clef", "tts", "posthog"], choices=CORPORA)
-    ap.add_argument("--format", nargs="+", default=["docx", "html"], choices=WRITERS)
+    ap.add_argument("--format", nargs="+", default=["docx", "html"], choices=[*WRITERS, *SITES])
+    ap.add_argument(
+        "--site-python",
+        default=sys.executable,
+        help="mkdocs / sphinx: a Python with mkdocs-material, sphinx, furo and myst-parser",
+    )
     ap.add_argument(
         "--slide-depth",
         type=int,
@@ -785,6 +845,8 @@ def main() -> None:
     )
     ap.add_argument("--work", type=Path, help="where the written corpora and trials go (kept)")
     args = ap.parse_args()
+    global SITE_PYTHON
+    SITE_PYTHON = args.site_python
     work = args.work or Path(tempfile.mkdtemp(prefix="format-parity-"))
     work.mkdir(parents=True, exist_ok=True)
     lines = [
