@@ -40,6 +40,12 @@ _DROP = frozenset(
         "canvas",
     }
 )
+PARSER = "lxml"
+"""libxml2's HTML parser, not Python's `html.parser`: HTML lets a page leave out the end tags
+of cells, rows, list items and paragraphs, and minifiers do (a Docusaurus page's table is
+`<tr><td>Birth parent<td>16<tr>...`). `html.parser` nests each cell in the one before, so the
+table became one row of run-together cells; lxml closes them as a browser does. On every
+page and document of the four handbooks in every format both parsers read the same text."""
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _INLINE = frozenset(
     {
@@ -171,7 +177,7 @@ def table_markdown(html: str) -> str:
     """An HTML table written inside Markdown, as the chunker reads tables (`table_text`)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        table = BeautifulSoup(html, "html.parser").find("table")
+        table = BeautifulSoup(html, PARSER).find("table")
     if not isinstance(table, Tag):
         return _squash(html)
     return table_text(table)
@@ -269,7 +275,7 @@ def html_to_markdown(html: str) -> tuple[str, dict[str, str]]:
     """(Markdown-like text, {title, version, url} found in the page head)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # bs4 warns about markup that looks like a URL or file
-        soup = BeautifulSoup(html, "html.parser")
+        soup = BeautifulSoup(html, PARSER)
     info: dict[str, str] = {}
     if soup.title is not None and soup.title.string:
         info["title"] = _squash(soup.title.string)
