@@ -100,3 +100,16 @@ def test_the_innermost_main_landmark_is_read() -> None:
         )
     )
     assert text == "# Pay\n\nPaid monthly."
+
+
+def test_a_highlighted_code_block_keeps_its_lines() -> None:
+    """Docusaurus's Prism draws each line of a fenced block as a <div> ending in <br>."""
+    text, _ = html_to_markdown(
+        _page(
+            "<main><h1>Sign</h1><pre><code>"
+            '<div class="token-line"><span>Date: ____</span><br></div>'
+            '<div class="token-line"><span>Name: ____</span><br></div>'
+            "</code></pre></main>"
+        )
+    )
+    assert text == "# Sign\n\n```\nDate: ____\nName: ____\n```"

@@ -213,6 +213,18 @@ def _labels_first(rows: list[list[str]]) -> bool:
     return any(ch.isdigit() for row in rows[1:] for cell in row[1:] for ch in cell)
 
 
+def _preformatted(node: Tag) -> str:
+    """A code block's text with its `<br>`s as line breaks: a highlighter may draw each line
+    as an element ending in `<br>` (Docusaurus's Prism) instead of a newline."""
+    parts: list[str] = []
+    for part in node.descendants:
+        if isinstance(part, Tag) and part.name == "br":
+            parts.append("\n")
+        elif isinstance(part, NavigableString) and not isinstance(part, Comment):
+            parts.append(str(part))
+    return "".join(parts)
+
+
 def _blocks(node: Tag) -> list[str]:
     blocks: list[str] = []
     inline: list[str] = []
@@ -253,7 +265,7 @@ def _blocks(node: Tag) -> list[str]:
             if table:
                 blocks.append(table)
         elif name == "pre":
-            code = child.get_text().strip("\n")
+            code = _preformatted(child).strip("\n")
             if code.strip():
                 blocks.append(f"```\n{code}\n```")
         elif name == "blockquote":

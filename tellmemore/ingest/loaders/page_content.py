@@ -89,10 +89,10 @@ def _is_chrome(node: Tag) -> bool:
 
 
 def _is_contents(node: Tag) -> bool:
-    """A list of two or more items, each only a link (with its own sub-list) to a place in
-    the same page: the page's table of contents."""
+    """A list whose every item is only a link (with its own sub-list) to a place in the same
+    page: the page's table of contents (one item when the page has one section)."""
     items = node.find_all("li", recursive=False)
-    if len(items) < 2:
+    if not items:
         return False
     for item in items:
         link = item.find("a", recursive=False) or item.find("a")
