@@ -33,6 +33,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
@@ -747,6 +748,8 @@ def build_site(generator: str, corpus_root: Path, root: Path) -> None:
         )
         command = [SITE_PYTHON, "-m", "mkdocs", "build", "-q", "-f", str(src / "mkdocs.yml")]
         command += ["-d", str(root)]
+    elif generator == "docusaurus":
+        command = _docusaurus_project(src, docs, root)
     else:
         toctree = "".join(f"   {p}\n" for p in pages)
         (docs / "index.rst").write_text(
@@ -756,16 +759,68 @@ def build_site(generator: str, corpus_root: Path, root: Path) -> None:
         (docs / "conf.py").write_text(
             f"project = {site!r}\nextensions = ['myst_parser']\nhtml_theme = 'furo'\n"
             "source_suffix = {'.rst': 'restructuredtext', '.md': 'markdown'}\n"
-            "html_copy_source = False\n",  # else each page's source is a second .txt document
+            "html_copy_source = False\n"  # else each page's source is a second .txt document
+            "myst_title_to_header = True\n",  # a front matter title is the page's heading
             encoding="utf-8",
         )
         command = [SITE_PYTHON, "-m", "sphinx", "-q", "-b", "html", str(docs), str(root)]
     shutil.rmtree(root, ignore_errors=True)
-    subprocess.run(command, check=True, capture_output=True)
+    subprocess.run(command, check=True, capture_output=True, cwd=src)
     shutil.rmtree(src, ignore_errors=True)
 
 
-SITES = ("mkdocs", "sphinx")
+DOCUSAURUS: Path | None = None
+"""A Docusaurus project made by `npx create-docusaurus@3 site classic --javascript` and
+`npm install` (`--docusaurus`): its config and installed packages build each handbook."""
+_EDIT = "/templates/shared/"
+"""Where the classic template's "Edit this page" links point: the page's source path follows."""
+
+
+def _docusaurus_project(src: Path, docs: Path, root: Path) -> list[str]:
+    """`src` made a copy of the Docusaurus project around `docs`: blog and home page off,
+    Markdown files read as CommonMark (not MDX, which rejects a handbook's bare `<` and `{`),
+    broken links only warned about. Returns the build command."""
+    if DOCUSAURUS is None:
+        raise SystemExit("--format docusaurus needs --docusaurus PROJECT (see its help)")
+    for name in ("docusaurus.config.js", "sidebars.js", "package.json", "static"):
+        if (DOCUSAURUS / name).is_dir():
+            shutil.copytree(DOCUSAURUS / name, src / name)
+        else:
+            shutil.copy2(DOCUSAURUS / name, src / name)
+    (src / "src" / "css").mkdir(parents=True)
+    shutil.copy2(DOCUSAURUS / "src" / "css" / "custom.css", src / "src" / "css" / "custom.css")
+    (src / "node_modules").symlink_to(DOCUSAURUS / "node_modules")
+    config = (src / "docusaurus.config.js").read_text(encoding="utf-8")
+    config = re.sub(
+        r"        blog: \{.*?\n        \},\n", "        blog: false,\n", config, flags=re.S
+    )
+    config = re.sub(r"\{to: '/blog'[^}]*\},|\{\s*label: 'Blog',\s*to: '/blog',\s*\},", "", config)
+    config = config.replace("onBrokenLinks: 'throw'", "onBrokenLinks: 'warn'")
+    if "format: 'detect'" not in config:
+        config = config.replace(
+            "onBrokenLinks: 'warn',", "onBrokenLinks: 'warn',\n  markdown: {format: 'detect'},"
+        )
+    (src / "docusaurus.config.js").write_text(config, encoding="utf-8")
+    return ["npx", "docusaurus", "build", "--out-dir", str(root)]
+
+
+def docusaurus_pages(root: Path) -> dict[str, str]:
+    """Each built page's source (`Benefits/Leave.md`) to its path in the site
+    (`docs/Benefits/Leave/index.html`), read from the page's "Edit this page" link."""
+    pages: dict[str, str] = {}
+    for page in root.rglob("*.html"):
+        html = page.read_text(encoding="utf-8", errors="replace")
+        edit = re.escape(_EDIT) + "docs/"
+        found = re.search(
+            f'href="[^"]*{edit}([^"]+?\\.md)"|href=[^\\s>]*{edit}([^\\s>]+?\\.md)', html
+        )
+        if found:
+            source = found.group(1) or found.group(2)
+            pages[unquote(source)] = page.relative_to(root).as_posix()
+    return pages
+
+
+SITES = ("mkdocs", "sphinx", "docusaurus")
 
 
 def written_corpus(name: str, fmt: str, work: Path, slide_depth: int = 2) -> tuple[Path, Path]:
@@ -773,6 +828,10 @@ def written_corpus(name: str, fmt: str, work: Path, slide_depth: int = 2) -> tup
     the gold documents renamed; both beside each other as handbook_trial.py expects."""
     corpus = CORPORA[name]
     root = work / f"{name}_{fmt}"
+    if fmt == "docusaurus":
+        build_site(fmt, corpus.root, root)
+        pages = docusaurus_pages(root)
+        return root, _renamed_conversations(name, fmt, "html", work, pages)
     if fmt in SITES:
         build_site(fmt, corpus.root, root)
         return root, _renamed_conversations(name, fmt, "html", work)
@@ -788,13 +847,27 @@ def written_corpus(name: str, fmt: str, work: Path, slide_depth: int = 2) -> tup
     return root, _renamed_conversations(name, fmt, fmt, work)
 
 
-def _renamed_conversations(name: str, fmt: str, suffix: str, work: Path) -> Path:
-    """The corpus's conversations with each gold document's `.md` renamed to `.suffix`."""
+def _renamed_conversations(
+    name: str, fmt: str, suffix: str, work: Path, pages: dict[str, str] | None = None
+) -> Path:
+    """The corpus's conversations with each gold document renamed: to its page in `pages`
+    when given (a site whose paths are not the sources'), else `.md` to `.suffix`."""
     conversations = work / f"{name}_{fmt}_conversations.jsonl"
+    missing: set[str] = set()
     with conversations.open("w", encoding="utf-8") as out:
         for line in CORPORA[name].conversations.read_text(encoding="utf-8").splitlines():
-            if line.strip():
+            if not line.strip():
+                continue
+            if pages is None:
                 out.write(re.sub(r"\.md\b", f".{suffix}", line) + "\n")
+                continue
+            conversation = json.loads(line)
+            for turn in conversation["turns"]:
+                missing.update(g for g in turn.get("gold", []) if g not in pages)
+                turn["gold"] = [pages.get(g, g) for g in turn.get("gold", [])]
+            out.write(json.dumps(conversation) + "\n")
+    if missing:
+        print(f"{name}: {len(missing)} gold documents have no built page", file=sys.stderr)
     return conversations
 
 
@@ -844,9 +917,16 @@ def main() -> None:
         help="pptx: headings down to this level open a slide (2: # and ##), deeper are bold lines",
     )
     ap.add_argument("--work", type=Path, help="where the written corpora and trials go (kept)")
+    ap.add_argument(
+        "--docusaurus",
+        type=Path,
+        help="docusaurus: a project made by `npx create-docusaurus@3 site classic --javascript`"
+        " and `npm install` (its config and packages build each handbook)",
+    )
     args = ap.parse_args()
-    global SITE_PYTHON
+    global SITE_PYTHON, DOCUSAURUS
     SITE_PYTHON = args.site_python
+    DOCUSAURUS = args.docusaurus.resolve() if args.docusaurus else None
     work = args.work or Path(tempfile.mkdtemp(prefix="format-parity-"))
     work.mkdir(parents=True, exist_ok=True)
     lines = [
