@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -16,6 +18,8 @@ from tellmemore.cli.common import (
     print_json,
     progress_bar,
 )
+from tellmemore.ingest.loaders.base import UNSUPPORTED, supported_extensions
+from tellmemore.types import SkippedFile
 
 
 def ingest_command(
@@ -69,9 +73,30 @@ def ingest_command(
     )
     console.print(table)
     console.print(f"{report.chunks_embedded} chunks embedded.")
-    for skipped in report.skipped:
-        console.print(f"[yellow]skipped[/] {skipped.path}: {skipped.reason}")
+    print_skipped(report.skipped)
     for warning in report.warnings:
         console.print(f"[yellow]warning[/] {warning}")
     for flagged in report.flagged:
         console.print(f"[red]flagged[/] {flagged}: looks like instructions to a model")
+
+
+LISTED_UNSUPPORTED = 5
+"""Up to this many files of types no loader reads are listed one by one; more (a built
+site's scripts, styles and images) are counted by extension: `--json` lists each."""
+
+
+def print_skipped(skipped: Sequence[SkippedFile]) -> None:
+    """Each file skipped for a reason of its own on its line; files of a type no loader
+    reads listed too when few, else one line counting them by extension."""
+    unsupported = [s for s in skipped if s.reason.startswith(UNSUPPORTED)]
+    grouped = len(unsupported) > LISTED_UNSUPPORTED
+    for item in skipped:
+        if not (grouped and item in unsupported):
+            console.print(f"[yellow]skipped[/] {item.path}: {item.reason}")
+    if grouped:
+        kinds = Counter(Path(s.path).suffix.lower() or "(no extension)" for s in unsupported)
+        counts = ", ".join(f"{n} {kind}" for kind, n in kinds.most_common())
+        console.print(
+            f"[yellow]skipped[/] {len(unsupported)} files of types no loader reads ({counts});"
+            f" supported: {', '.join(supported_extensions())}"
+        )

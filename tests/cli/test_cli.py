@@ -205,3 +205,31 @@ def test_search_reads_k_from_the_settings(project: Path, monkeypatch: pytest.Mon
     assert len(hits) == 2
     hits = json.loads(_run("search", "pro plan", "--k", "3", "--project", str(project), "--json"))
     assert len(hits) == 3
+
+
+def test_ingest_counts_a_built_sites_assets_by_type_and_lists_real_failures(
+    tmp_path: Path,
+) -> None:
+    """A documentation site's build folder holds scripts, styles and images next to its
+    pages: counted by extension in one line, while a broken file keeps its own line."""
+    site = tmp_path / "site"
+    (site / "assets").mkdir(parents=True)
+    (site / "leave.html").write_text(
+        "<html><body><main><h1>Leave</h1><p>Leave is paid.</p></main></body></html>"
+    )
+    for i in range(6):
+        (site / "assets" / f"chunk{i}.js").write_text("console.log(1)")
+    (site / "assets" / "style.css").write_text("body {}")
+    (site / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    out = " ".join(_run("ingest", str(site), "--project", str(tmp_path / "p")).split())
+    assert "skipped 7 files of types no loader reads (6 .js, 1 .css); supported:" in out
+    assert "chunk0.js" not in out
+    assert "broken.pdf" in out
+
+    few = tmp_path / "few"
+    few.mkdir()
+    (few / "leave.md").write_text("# Leave\n\nLeave is paid.\n")
+    (few / "notes.xyz").write_text("x")
+    out = " ".join(_run("ingest", str(few), "--project", str(tmp_path / "q")).split())
+    assert "notes.xyz: unsupported file type .xyz" in out
+    assert "files of types no loader reads" not in out

@@ -138,6 +138,11 @@ def supported_extensions() -> tuple[str, ...]:
     return tuple(sorted(_REGISTRY))
 
 
+UNSUPPORTED = "unsupported file type"
+"""How a skipped file's reason starts when no loader reads its type (a site's .js, .css,
+.svg): the ingest report counts these by extension instead of listing each."""
+
+
 def loader_for(path: Path) -> Loader:
     """The loader for `path`'s extension; LoaderError lists the supported ones."""
     _ensure_builtin()
@@ -145,9 +150,7 @@ def loader_for(path: Path) -> Loader:
     if loader is None:
         valid = ", ".join(sorted(_REGISTRY))
         shown = path.suffix or "(no extension)"
-        raise LoaderError(
-            path.as_posix(), f"unsupported file type {shown}; supported extensions: {valid}"
-        )
+        raise LoaderError(path.as_posix(), f"{UNSUPPORTED} {shown}; supported extensions: {valid}")
     return loader
 
 
