@@ -801,6 +801,13 @@ def _docusaurus_project(src: Path, docs: Path, root: Path) -> list[str]:
             "onBrokenLinks: 'warn',", "onBrokenLinks: 'warn',\n  markdown: {format: 'detect'},"
         )
     (src / "docusaurus.config.js").write_text(config, encoding="utf-8")
+    for page in docs.rglob("*.md"):  # Docusaurus validates front matter keys ("keywords")
+        text = page.read_text(encoding="utf-8")
+        front = _FRONT_MATTER.match(text)
+        if front:
+            title = re.search(r"^title:.*$", front.group(0), re.M)
+            kept = f"---\n{title.group(0)}\n---\n" if title else ""
+            page.write_text(kept + text[front.end() :], encoding="utf-8")
     return ["npx", "docusaurus", "build", "--out-dir", str(root)]
 
 
