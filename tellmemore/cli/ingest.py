@@ -91,7 +91,7 @@ def print_skipped(skipped: Sequence[SkippedFile]) -> None:
     unsupported = [s for s in skipped if s.reason.startswith(UNSUPPORTED)]
     grouped = len(unsupported) > LISTED_UNSUPPORTED
     for item in skipped:
-        if not (grouped and item in unsupported):
+        if not (grouped and item.reason.startswith(UNSUPPORTED)):
             console.print(f"[yellow]skipped[/] {item.path}: {item.reason}")
     if grouped:
         kinds = Counter(Path(s.path).suffix.lower() or "(no extension)" for s in unsupported)
