@@ -109,3 +109,15 @@ def assert_a_broken_file_costs_only_itself(
     result = load_sources([docs])
     assert [d.doc_id for d in result.documents] == [f"good{suffix}"]
     assert [s.path.rsplit("/", 1)[-1] for s in result.skipped] == [f"broken{suffix}"]
+
+
+def assert_a_zip_bomb_is_skipped_unread(path: Path) -> None:
+    """`path`, a zip-based document whose XML expands past the text limit, is small on disk
+    and skipped for its size: its XML is never read (a look at the zip's directory)."""
+    from tellmemore.ingest.loaders import load_sources
+
+    assert path.stat().st_size < 1_000_000
+    result = load_sources([path], max_text_chars=1_000_000)
+    assert result.documents == ()
+    [skipped] = result.skipped
+    assert "text too long" in skipped.reason and "ingest.max_text_chars" in skipped.reason
