@@ -35,6 +35,7 @@ from tellmemore.answer import focus, stated  # noqa: E402
 from tellmemore.answer.abstain import evidence_hits  # noqa: E402
 from tellmemore.answer.units import sentences  # noqa: E402
 from tellmemore.conversation.text import content_words, stem  # noqa: E402
+from tellmemore.index.vector_cache import VectorCache  # noqa: E402
 
 TOP = 5
 
@@ -44,7 +45,7 @@ def dump_domain(
 ):  # type: ignore[no-untyped-def]
     index, turns = open_domain(domain, data, cache, settings, embedder)
     seen: dict[str, int] = defaultdict(int)
-    vectors = focus.WordVectors()
+    vectors = VectorCache()
     out = []
     try:
         for row in rows:

@@ -55,6 +55,7 @@ from tellmemore.conversation.prepare import prepare_answer
 from tellmemore.conversation.resolvers.base import ResolveContext, Resolver
 from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.errors import InputError, LLMError
+from tellmemore.index.vector_cache import cached
 from tellmemore.limits import cap_history, degraded_code
 from tellmemore.retrieval import RetrievalResult, Retriever
 from tellmemore.state.conversations import ConversationStore, new_id
@@ -629,14 +630,15 @@ class TurnRunner:
     def _sentence_embed(self) -> Callable[[Sequence[str]], Any] | None:
         """How a turn embeds the sentences it ranks: on the query runtime when the embedder
         has one (`embed_queries`: ONNX, already warm; a turn's few dozen sentences must not
-        load the bulk runtime, torch, which costs seconds), else `embed_documents`."""
+        load the bulk runtime, torch, which costs seconds), else `embed_documents`; each
+        text's vector kept for the turns after (`index.vector_cache`)."""
         embedder = getattr(self.retriever, "embedder", None)
         if embedder is None:
             return None
         embed: Callable[[Sequence[str]], Any] = (
             getattr(embedder, "embed_queries", None) or embedder.embed_documents
         )
-        return embed
+        return cached(embed)  # the next turn reads the same passages
 
     def _ask_back(
         self,

@@ -8,6 +8,7 @@ import pytest
 
 from tellmemore.answer.stream import CitationsEvent, DeltaEvent, DoneEvent, ResolutionEvent
 from tellmemore.errors import InputError, NotFoundError
+from tellmemore.index.vector_cache import cache_for
 from tellmemore.types import Decision
 
 pytestmark = pytest.mark.model
@@ -315,3 +316,16 @@ def test_what_happens_if_i_go_over_is_about_the_pass_just_asked_about(sample_ass
     chat.ask("What does the monthly pass cost?")
     answer = chat.ask("what happens if I go over?")
     assert answer.answering_about and "monthly pass" in answer.answering_about.lower()
+
+
+def test_a_follow_up_over_the_same_passages_reuses_their_sentence_vectors(
+    sample_assistant,
+) -> None:
+    cache = cache_for(sample_assistant.embedder.embed_queries)
+    session = sample_assistant.session()
+    session.ask("What does the monthly pass cost?")
+    hits, misses = cache.hits, cache.misses
+    again = session.ask("What does the monthly pass cost, exactly?")
+    assert again.citations and "25 dollars" in again.answer  # the same passages ...
+    assert cache.hits - hits >= 5  # ... whose sentences were not encoded again
+    assert cache.misses - misses <= 2  # only the new question's texts were

@@ -21,15 +21,13 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-
-import numpy as np
 
 from tellmemore.analysis import lexicon
 from tellmemore.conversation.text import FUNCTION_WORDS, content_words, stem
 from tellmemore.index.base import Vector
+from tellmemore.index.vector_cache import cache_for
 from tellmemore.types import Hit, TermStats
 
 log = logging.getLogger(__name__)
@@ -169,39 +167,6 @@ def _vocabulary(hits: Sequence[Hit]) -> tuple[set[str], list[str]]:
     return held, ranked[:MAX_VOCABULARY]
 
 
-class WordVectors:
-    """Word embeddings cached per process: a passage's words recur turn after turn."""
-
-    def __init__(self, limit: int = 50_000) -> None:
-        self._lock = threading.Lock()
-        self._vectors: dict[str, np.ndarray] = {}
-        self.limit = limit
-
-    def get(self, embed: Callable[[list[str]], Vector], words: Sequence[str]) -> np.ndarray:
-        with self._lock:
-            todo = [w for w in dict.fromkeys(words) if w not in self._vectors]
-        if todo:
-            made = np.asarray(embed(todo), dtype=np.float32)
-            with self._lock:
-                if len(self._vectors) + len(todo) > self.limit:
-                    self._vectors.clear()
-                self._vectors.update(zip(todo, made, strict=True))
-        with self._lock:
-            return np.stack([self._vectors[w] for w in words])
-
-
-_VECTORS: dict[object, WordVectors] = {}
-_VECTORS_LOCK = threading.Lock()
-
-
-def _cache_for(embed: Callable[[list[str]], Vector]) -> WordVectors:
-    """One cache per embedder (a bound method's owner), so two models never mix."""
-    owner = getattr(embed, "__self__", embed)
-    key = (type(owner).__name__, getattr(owner, "name", id(owner)))
-    with _VECTORS_LOCK:
-        return _VECTORS.setdefault(key, WordVectors())
-
-
 def unheld(
     question: str,
     hits: Sequence[Hit],
@@ -234,7 +199,7 @@ def unheld(
         return []
     near = {w: 0.0 for w in lost}
     if embed is not None and vocabulary:
-        vectors = _cache_for(embed).get(embed, [*lost, *vocabulary])
+        vectors = cache_for(embed).get(embed, [*lost, *vocabulary])
         sims = vectors[len(lost) :] @ vectors[: len(lost)].T
         near = {w: float(sims[:, i].max()) for i, w in enumerate(lost)}
     named, phrased = _named(question), _in_phrases(question)

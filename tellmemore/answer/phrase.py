@@ -30,6 +30,7 @@ from tellmemore.answer import focus
 from tellmemore.conversation.text import COMMON_VERBS, content_words, stem
 from tellmemore.conversation.verbforms import ADJECTIVE_ENDINGS, has_third_person
 from tellmemore.index.base import Vector
+from tellmemore.index.vector_cache import cache_for
 from tellmemore.types import Hit
 
 PHRASE_HITS = 5
@@ -129,7 +130,7 @@ def _nearness(
     """Each word's cosine to each vocabulary word (empty without an embedder)."""
     if embed is None or not words or not vocabulary:
         return {}
-    vectors = focus._cache_for(embed).get(embed, [*words, *vocabulary])
+    vectors = cache_for(embed).get(embed, [*words, *vocabulary])
     sims = vectors[len(words) :] @ vectors[: len(words)].T
     return {
         w: {v: float(s) for v, s in zip(vocabulary, np.asarray(sims[:, i]), strict=True)}

@@ -28,7 +28,7 @@ a quantity is counted in is the answer's, not its subject ("how many megabytes?"
 focus word holds it (MiniLM, word to word: "travel" and "flights", "vacation" and
 "holidays"), since most of the rule's false abstentions were the documents' other
 wording. Regular expressions over a few hundred short units, and the units' words
-embedded once per process (`focus.WordVectors`), only for a question asking a quantity.
+embedded once per process (`index.vector_cache`), only for a question asking a quantity.
 
 Two more (session 22, bench/results/stated_subject.md): only the words of the question's
 noun phrases weigh (`_subject`: "qualify", "retain", "last", "cure" ask, they are not
@@ -47,10 +47,11 @@ import numpy as np
 
 from tellmemore.answer import answer_types
 from tellmemore.answer.answer_types import AnswerType
-from tellmemore.answer.focus import _cache_for, candidates
+from tellmemore.answer.focus import candidates
 from tellmemore.answer.units import sentences
 from tellmemore.conversation.text import content_words, stem
 from tellmemore.index.base import Vector
+from tellmemore.index.vector_cache import cache_for
 from tellmemore.types import Hit, TermStats
 
 log = logging.getLogger(__name__)
@@ -267,7 +268,7 @@ def _close_words(
     lost = [w for w in words if any(stems[w] not in h for h in held)]
     if embed is None or min_near > 1.0 or not lost or not vocabulary:
         return close
-    vectors = _cache_for(embed).get(embed, [*lost, *vocabulary])
+    vectors = cache_for(embed).get(embed, [*lost, *vocabulary])
     sims = np.asarray(vectors[len(lost) :] @ vectors[: len(lost)].T)
     for i, w in enumerate(lost):
         close[w] = {v for j, v in enumerate(vocabulary) if sims[j, i] >= min_near}
