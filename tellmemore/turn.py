@@ -398,7 +398,7 @@ class TurnRunner:
             calibration=self.retriever.calibrator.get(),
             may_clarify=req.forced_query is None and self.settings.retrieval.ask_back,
             read_text=self.settings.retrieval.ask_from_text,
-            embed=self.retriever.embedder.embed_documents,
+            embed=self._turn_embed(),
             min_value_share=self.settings.retrieval.min_value_share,
             value_min_near=self.settings.retrieval.value_min_near,
         )
@@ -425,7 +425,7 @@ class TurnRunner:
             question,
             own,
             scoped_term_stats(self.retriever.index, req.tenant),
-            self.retriever.embedder.embed_documents,
+            self._turn_embed(),
             min_near=self.settings.retrieval.value_min_near,
             enough=least,
         )
@@ -447,7 +447,7 @@ class TurnRunner:
             question,
             own,
             scoped_term_stats(self.retriever.index, req.tenant),
-            self.retriever.embedder.embed_documents,
+            self._turn_embed(),
             max_share=s.focus_max_share,
             min_near=s.focus_min_near,
         )
@@ -460,7 +460,7 @@ class TurnRunner:
         if not s.phrase or not question or not result.hits:
             return None
         own = abstain.evidence_hits(result.hits, result.per_query, asked)
-        embed = self.retriever.embedder.embed_documents
+        embed = self._turn_embed()
         return phrase.lacking(
             question,
             own,
@@ -516,7 +516,7 @@ class TurnRunner:
         extracts = extractive.best_sentences(
             query,
             hits,
-            embed=None if fast else self._sentence_embed(),
+            embed=None if fast else self._turn_embed(),
             exclude=shown,
             outline=self._outline,
             **extractive.selection_of(self.settings.retrieval),
@@ -625,13 +625,14 @@ class TurnRunner:
             ),
             "",
         )  # the question of "make that shorter" twice is the one before both
-        return edits.shorter(last, question, self._sentence_embed())
+        return edits.shorter(last, question, self._turn_embed())
 
-    def _sentence_embed(self) -> Callable[[Sequence[str]], Any] | None:
-        """How a turn embeds the sentences it ranks: on the query runtime when the embedder
-        has one (`embed_queries`: ONNX, already warm; a turn's few dozen sentences must not
-        load the bulk runtime, torch, which costs seconds), else `embed_documents`; each
-        text's vector kept for the turns after (`index.vector_cache`)."""
+    def _turn_embed(self) -> Callable[[Sequence[str]], Any] | None:
+        """How a turn embeds the sentences and words it reads: on the query runtime when
+        the embedder has one (`embed_queries`: ONNX, already warm from the search; a turn's
+        few dozen texts must not load the bulk runtime, torch, which costs a user's first
+        such turn 4-5 s and the process about 300 MB), else `embed_documents`; each text's
+        vector kept for the turns after (`index.vector_cache`)."""
         embedder = getattr(self.retriever, "embedder", None)
         if embedder is None:
             return None
