@@ -239,6 +239,34 @@ def test_several_phrasings_are_encoded_on_the_query_runtime(sample_assistant) ->
     assert out.stdout.split() == ["True", "False"]
 
 
+@pytest.mark.model
+def test_a_turn_embeds_its_sentences_and_words_on_the_query_runtime(sample_assistant) -> None:  # type: ignore[no-untyped-def]
+    """The answer's sentences and the focus rule's words ("gym", "stipend" against the
+    passages' words) are encoded on the warm query runtime and kept: a served process's
+    first such question used to load torch (4-5 s and about 500 MB)."""
+    project = sample_assistant.settings.project_dir
+    cache_dir = sample_assistant.retriever.embedder.cache_dir
+    sample_assistant.close()
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from tellmemore.assistant import Assistant\n"
+        "from tellmemore.index.embedders import SentenceTransformerEmbedder as E\n"
+        "from tellmemore.index.vector_cache import cache_for\n"
+        f"a = Assistant.open(Path({str(project)!r}),"
+        f" embedder=E(cache_dir=Path({str(cache_dir)!r})))\n"
+        "chat = a.session()\n"
+        "gym = chat.ask('Is there a gym stipend?')\n"
+        "price = chat.ask('What does the monthly pass cost?')\n"
+        "kept = cache_for(a.embedder.embed_queries)\n"
+        "print(gym.abstained, '25 dollars' in price.answer, 'torch' in sys.modules,"
+        " kept.misses > 50)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["True", "True", "False", "True"]
+
+
 def test_texts_of_very_different_lengths_are_not_padded_into_one_batch() -> None:
     """Longest first; a text shorter than half the batch's width starts a new batch (a turn's
     80-word reply phrasing padded its four short phrasings to six times their cost)."""
