@@ -220,23 +220,13 @@ def test_int8_is_an_option_on_onnx_with_a_measured_quality_cost(
 def test_several_phrasings_are_encoded_on_the_query_runtime(sample_assistant) -> None:  # type: ignore[no-untyped-def]
     """A follow-up searches several phrasings at once. They are queries: encoded as the
     evaluation encodes them (ONNX), and without loading torch, which costs seconds."""
-    project = sample_assistant.settings.project_dir
-    cache_dir = sample_assistant.retriever.embedder.cache_dir
-    sample_assistant.close()
-    code = (
-        "import sys; from pathlib import Path\n"
-        "from tellmemore.assistant import Assistant\n"
-        "from tellmemore.index.embedders import SentenceTransformerEmbedder as E\n"
-        f"a = Assistant.open(Path({str(project)!r}),"
-        f" embedder=E(cache_dir=Path({str(cache_dir)!r})))\n"
+    printed = _in_a_fresh_process(
+        sample_assistant,
         "hits = a.retriever.search(['does the enterprise plan cover weekends?',"
         " 'enterprise plan weekend support'], weights=[1.0, 0.3]).hits\n"
-        "print(len(hits) > 0, 'torch' in sys.modules)\n"
+        "print(len(hits) > 0, 'torch' in sys.modules)\n",
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    assert out.stdout.split() == ["True", "False"]
+    assert printed == ["True", "False"]
 
 
 @pytest.mark.model
@@ -244,6 +234,22 @@ def test_a_turn_embeds_its_sentences_and_words_on_the_query_runtime(sample_assis
     """The answer's sentences and the focus rule's words ("gym", "stipend" against the
     passages' words) are encoded on the warm query runtime and kept: a served process's
     first such question used to load torch (4-5 s and about 500 MB)."""
+    printed = _in_a_fresh_process(
+        sample_assistant,
+        "from tellmemore.index.vector_cache import cache_for\n"
+        "chat = a.session()\n"
+        "gym = chat.ask('Is there a gym stipend?')\n"
+        "price = chat.ask('What does the monthly pass cost?')\n"
+        "kept = cache_for(a.embedder.embed_queries)\n"
+        "print(gym.abstained, '25 dollars' in price.answer, 'torch' in sys.modules,"
+        " kept.misses > 50)\n",
+    )
+    assert printed == ["True", "True", "False", "True"]
+
+
+def _in_a_fresh_process(sample_assistant, body: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """What `body` prints, run in a new interpreter with the sample project open as `a`
+    (the way a server starts: nothing loaded but the index and the query runtime)."""
     project = sample_assistant.settings.project_dir
     cache_dir = sample_assistant.retriever.embedder.cache_dir
     sample_assistant.close()
@@ -251,20 +257,13 @@ def test_a_turn_embeds_its_sentences_and_words_on_the_query_runtime(sample_assis
         "import sys; from pathlib import Path\n"
         "from tellmemore.assistant import Assistant\n"
         "from tellmemore.index.embedders import SentenceTransformerEmbedder as E\n"
-        "from tellmemore.index.vector_cache import cache_for\n"
         f"a = Assistant.open(Path({str(project)!r}),"
-        f" embedder=E(cache_dir=Path({str(cache_dir)!r})))\n"
-        "chat = a.session()\n"
-        "gym = chat.ask('Is there a gym stipend?')\n"
-        "price = chat.ask('What does the monthly pass cost?')\n"
-        "kept = cache_for(a.embedder.embed_queries)\n"
-        "print(gym.abstained, '25 dollars' in price.answer, 'torch' in sys.modules,"
-        " kept.misses > 50)\n"
+        f" embedder=E(cache_dir=Path({str(cache_dir)!r})))\n" + body
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
-    assert out.stdout.split() == ["True", "True", "False", "True"]
+    return out.stdout.split()
 
 
 def test_texts_of_very_different_lengths_are_not_padded_into_one_batch() -> None:
