@@ -830,11 +830,54 @@ def docusaurus_pages(root: Path) -> dict[str, str]:
 SITES = ("mkdocs", "sphinx", "docusaurus")
 
 
+ONE_DOCUMENT = "-one"
+"""A format's suffix for the whole handbook as one document ("pdf-one"): many employee
+handbooks are a single PDF or Word file, its pages chapters, its title the company's."""
+
+
+def one_document(corpus_root: Path, title: str) -> str:
+    """Every page of the corpus in one Markdown text under `# title`: each page a chapter,
+    its headings one level down (its title, or its front matter's, as its `##` heading)."""
+    parts = [f"# {title}\n"]
+    for source in sorted(corpus_root.rglob("*.md")):
+        if source.name in NOT_DOCUMENTS:
+            continue
+        text = source.read_text(encoding="utf-8")
+        front = _FRONT_MATTER.match(text)
+        named = (
+            re.search(r"^title:\s*[\"']?(.+?)[\"']?\s*$", front.group(), re.M) if front else None
+        )
+        lines, fenced = [], False
+        for line in _FRONT_MATTER.sub("", text).splitlines():
+            if line.lstrip().startswith(("```", "~~~")):
+                fenced = not fenced
+            lines.append("#" + line if not fenced and re.match(r"#{1,5} ", line) else line)
+        if not any(line.startswith("## ") for line in lines):
+            lines.insert(0, f"## {named.group(1) if named else source.stem}\n")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
 def written_corpus(name: str, fmt: str, work: Path, slide_depth: int = 2) -> tuple[Path, Path]:
     """The corpus `name` written as `fmt` files under `work`, and its conversations with
     the gold documents renamed; both beside each other as handbook_trial.py expects."""
     corpus = CORPORA[name]
     root = work / f"{name}_{fmt}"
+    if fmt.endswith(ONE_DOCUMENT):
+        suffix = fmt.removesuffix(ONE_DOCUMENT)
+        target = root / f"{name.capitalize()} Employee Handbook.{suffix}"
+        text = one_document(corpus.root, target.stem)
+        if suffix == "md":
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        else:
+            WRITERS[suffix](text, target)
+        pages = {
+            str(p.relative_to(corpus.root)): target.name
+            for p in corpus.root.rglob("*.md")
+            if p.name not in NOT_DOCUMENTS
+        }
+        return root, _renamed_conversations(name, fmt, suffix, work, pages)
     if fmt == "docusaurus":
         build_site(fmt, corpus.root, root)
         pages = docusaurus_pages(root)
@@ -911,7 +954,12 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", nargs="+", default=["clef", "tts", "posthog"], choices=CORPORA)
-    ap.add_argument("--format", nargs="+", default=["docx", "html"], choices=[*WRITERS, *SITES])
+    ap.add_argument(
+        "--format",
+        nargs="+",
+        default=["docx", "html"],
+        choices=[*WRITERS, *SITES, *(f"{f}{ONE_DOCUMENT}" for f in ("md", "docx", "pdf"))],
+    )
     ap.add_argument(
         "--site-python",
         default=sys.executable,
