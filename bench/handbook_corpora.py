@@ -1,13 +1,15 @@
 """The labelled document folders bench/handbook_trial.py can run on, and how to name one.
 
-Four are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
+Five are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
 Handbook's policy pages (US public domain, CC0), to check that a change measured on the first
 generalises (three fixes have since been found on it, so it is only partly held out);
 PostHog's handbook pages (MIT), which no change is fitted on, kept for before/after figures
-on documents nothing has seen (but whose failures have since been looked at); and GitLab's
+on documents nothing has seen (but whose failures have since been looked at); GitLab's
 handbook pages on people policy (held out: nothing is fitted on them, and only their
-aggregate figures are reported). Any folder of documents with labelled conversations beside
-it works the same.
+aggregate figures are reported); and Sourcegraph's handbook pages on people and benefits
+policy (Apache-2.0 repository), dev data like Clef and TTS: labelled before any output on
+them was seen, but their turns may be read. Any folder of documents with labelled
+conversations beside it works the same.
 """
 
 from __future__ import annotations
@@ -65,6 +67,13 @@ CORPORA = {
         ROOT / "bench" / ".trials" / "gitlab_handbook_trial",
         "GitLab's handbook pages on people policy (held out: nothing is fitted on them)",
         held_out=True,
+    ),
+    "sourcegraph": Corpus(
+        "sourcegraph",
+        DATA / "sourcegraph_handbook",
+        DATA / "sourcegraph_handbook_conversations.jsonl",
+        RESULTS / "sourcegraph_handbook_trial",
+        "Sourcegraph's handbook pages on people and benefits policy (Apache-2.0 repository)",
     ),
 }
 """The bundled corpora; `clef` is the default. GitLab's per-turn report goes to the ignored

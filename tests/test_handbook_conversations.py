@@ -3,7 +3,7 @@
 bench/handbook_trial.py judges the system against these labels; a label that names a missing
 file, or an `expect` string the gold files do not hold, would blame the system for the
 label's fault. Every labelled corpus is checked alike: Clef's handbook, the TTS handbook,
-PostHog's handbook and GitLab's handbook pages.
+PostHog's handbook, GitLab's handbook pages and Sourcegraph's handbook pages.
 """
 
 from __future__ import annotations
@@ -21,6 +21,10 @@ CORPORA = {
     "tts": (DATA / "tts_handbook", DATA / "tts_handbook_conversations.jsonl"),
     "posthog": (DATA / "posthog_handbook", DATA / "posthog_handbook_conversations.jsonl"),
     "gitlab": (DATA / "gitlab_handbook", DATA / "gitlab_handbook_conversations.jsonl"),
+    "sourcegraph": (
+        DATA / "sourcegraph_handbook",
+        DATA / "sourcegraph_handbook_conversations.jsonl",
+    ),
 }
 """Each labelled corpus: its documents and its conversations."""
 LABELS = {"ANSWERABLE", "UNANSWERABLE", "UNDERSPECIFIED"}
