@@ -48,6 +48,20 @@ def test_title_falls_back_to_first_h1_outside_code_then_to_stem(tmp_path: Path) 
     assert (doc.title, doc.format) == ("release-notes", "text")
 
 
+def test_a_title_heading_is_read_without_its_emphasis_and_link_marks(tmp_path: Path) -> None:
+    """ "# **Leaving the company**" titled its citations and answer groups with the
+    asterisks; the heading is the title, not also a section of its own."""
+    from tellmemore.ingest.chunking import chunk_document
+
+    p = write(tmp_path / "leaving.md", "# **Leaving the company**\n\nGive two weeks' notice.\n")
+    [doc] = load_path(p)
+    assert doc.title == "Leaving the company"
+    [chunk] = chunk_document(doc, max_tokens=192, count_tokens=lambda t: len(t.split()))
+    assert chunk.title == "Leaving the company" and chunk.section == ()
+    page = write(tmp_path / "page.html", "<body><h1><em>Parental</em> leave</h1><p>16 weeks.</p>")
+    assert load_path(page)[0].title == "Parental leave"
+
+
 def test_doc_ids_are_posix_paths_relative_to_the_root(tmp_path: Path) -> None:
     write(tmp_path / "docs" / "sub" / "b.md", "# B\n\nb\n")
     write(tmp_path / "docs" / "a.md", "# A\n\na\n")

@@ -20,6 +20,7 @@ from bs4 import BeautifulSoup
 from bs4.element import Comment, NavigableString, PageElement, Tag
 
 from tellmemore.errors import LoaderError
+from tellmemore.ingest.blocks import clean_heading
 from tellmemore.ingest.loaders.base import Document, LoadResult, Source
 from tellmemore.ingest.loaders.page_content import page_content
 
@@ -339,10 +340,11 @@ def converted(source: Source, fmt: str, text: str, info: dict[str, str], what: s
 
 
 def first_h1(text: str) -> str | None:
-    """The first `# ` heading of converted text (the title when the source names none)."""
+    """The first `# ` heading of converted text (the title when the source names none),
+    without the emphasis and link marks the conversion wrote into it."""
     for line in text.splitlines():
         if line.startswith("# "):
-            return line[2:].strip()
+            return clean_heading(line[2:]) or None
     return None
 
 

@@ -11,6 +11,7 @@ import re
 from typing import ClassVar
 
 from tellmemore.errors import LoaderError
+from tellmemore.ingest.blocks import clean_heading
 from tellmemore.ingest.loaders.base import Document, LoadResult, Source
 from tellmemore.ingest.loaders.html import table_markdown
 
@@ -40,7 +41,8 @@ def _unquote(value: str) -> str:
 
 
 def first_h1(text: str) -> str | None:
-    """The text of the first `# ` heading outside code fences."""
+    """The text of the first `# ` heading outside code fences, without its Markdown
+    emphasis and link marks ("# **Leaving the company**" is titled "Leaving the company")."""
     fenced = False
     for line in text.splitlines():
         if _FENCE.match(line):
@@ -49,7 +51,7 @@ def first_h1(text: str) -> str | None:
         if not fenced:
             match = _H1.match(line)
             if match:
-                return match.group(1).strip()
+                return clean_heading(match.group(1)) or None
     return None
 
 
