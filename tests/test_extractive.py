@@ -563,3 +563,46 @@ def test_a_sentence_two_chunks_share_is_quoted_once_whatever_brings_it() -> None
     quoted = [e.sentence for e in best_sentences("when does parental leave start?", hits)]
     assert "It starts on the day of the birth." in quoted
     assert quoted.count(shared) == 1
+
+
+FAQ = (
+    "## FAQ\n\n"
+    "Q: Can I use the stipend for a family member's therapy? "
+    "A: No, at this time the benefit is for your own mental health only.\n\n"
+    "Q: How quickly is the stipend paid? "
+    "A: The people team approves a request within 3 business days."
+)
+
+
+def test_a_question_the_document_asks_is_quoted_with_the_answer_after_it() -> None:
+    """An FAQ's own question is the sentence most like the user's; quoted alone, it
+    answers nothing."""
+    found = best_sentences("can the stipend pay for my son's therapy?", [hit(FAQ)])
+    quoted = [e.sentence for e in found]
+    asked = next(i for i, s in enumerate(quoted) if s.startswith("Q: Can I use"))
+    assert quoted[asked + 1].startswith("A: No, at this time")
+
+
+def test_questions_in_a_row_bring_no_answer_from_the_next_question() -> None:
+    index = "Common questions:\n\nIs there a stipend? Who approves it? How fast is it paid?"
+    found = best_sentences("who approves the stipend?", [hit(index)])
+    assert all(e.sentence.endswith("?") or e.sentence.endswith(":") for e in found)
+
+
+MEALS = (
+    "Spend within reason when you travel.\n\n"
+    "- All teammates will be able to spend a maximum of:\n"
+    "  - $80 per day for all 3 meals, alcoholic beverages included.\n"
+    "  - Any additional spending on food comes out of your own pocket.\n"
+    "- Always ask for receipts over $25."
+)
+
+
+@pytest.mark.parametrize(
+    "question", ["how much can I spend on food?", "who pays for extra food spending?"]
+)
+def test_an_item_ending_in_a_colon_is_quoted_with_the_items_under_it(question: str) -> None:
+    """ "a maximum of:" quoted alone, or with its second case only, left out the $80."""
+    quoted = [e.sentence for e in best_sentences(question, [hit(MEALS)])]
+    assert "All teammates will be able to spend a maximum of:" in quoted
+    assert "$80 per day for all 3 meals, alcoholic beverages included." in quoted

@@ -334,6 +334,27 @@ def _assemble(
             said.add(selection.said_key(unit.text))
             out.append(Extract(unit.text, hi, score, item=unit.item, step=step))
 
+    def completed(hi: int, si: int, score: float) -> None:
+        """What unit `si` promises, quoted after it: the items under an item ending in a
+        colon; for a question the document asks (an FAQ's "Q: Can I use the stipend for a
+        family member?"), the answer after it, in the next chunk when the question ends
+        its own."""
+        for sj in lists.sub_items(chunk_units[hi], si):
+            quote(hi, sj, score)
+        if not _asks(chunk_units[hi][si].text):
+            return
+        at, sj = hi, si + 1
+        if sj >= len(chunk_units[hi]):
+            nxt = _next_chunk(hits, hi)
+            if nxt is None or not chunk_units[nxt]:
+                return
+            at, sj = nxt, 0
+        if _asks(chunk_units[at][sj].text):
+            return  # questions in a row (an FAQ's index): no answer to take
+        quote(at, sj, score)
+        for sk in lists.sub_items(chunk_units[at], sj):
+            quote(at, sk, score)
+
     listing = listed_class(query)
     kind = asked_type(query)
     for sc, hi, si, _ in chosen:
@@ -344,7 +365,11 @@ def _assemble(
             if listing is not None and lists.lists(listing, us[si], header_terms[hi]):
                 for sj in lists.whole_list(us, si):  # "what are the plans?": every plan
                     quote(hi, sj, sc)
+            parent = lists.lead_in(us, si)
+            for sj in lists.sub_items(us, parent) if parent is not None else ():
+                quote(hi, sj, sc)  # "a maximum of:" and every case it announces
             quote(hi, si, sc)  # a lone item (a no-op when it was one of those steps)
+            completed(hi, si, sc)
             continue
         if si > 0 and _PRONOUN_OPENING.match(us[si].text) and not us[si - 1].item:
             quote(hi, si - 1, sc)  # "It includes two sites": what "it" is, said just before
@@ -353,6 +378,7 @@ def _assemble(
             if sj < si:
                 quote(hi, sj, sc)
         quote(hi, si, sc)
+        completed(hi, si, sc)
         for sj in par:
             if sj > si:
                 quote(hi, sj, sc)
@@ -373,6 +399,12 @@ def _assemble(
     if kinds_of is not None and outline is not None and hits and sum(e.item for e in out) < 2:
         out = _with_kind_headings(out, kinds_of, hits[0], outline(hits[0]), top)
     return _superlative_first(query, chunk_units, _headed(query, out, hits))
+
+
+def _asks(text: str) -> bool:
+    """A unit that is a question ("Q: Can I work part-time during my leave?", "Moving to
+    another country?"): a document that asks one answers it next."""
+    return text.rstrip(" *_\"'”’)").endswith("?")
 
 
 def _next_chunk(hits: Sequence[Hit], hi: int) -> int | None:

@@ -183,6 +183,21 @@ def lead_in(us: Sequence[Unit], sj: int) -> int | None:
     return None
 
 
+def sub_items(us: Sequence[Unit], si: int) -> list[int]:
+    """The items indented under item `si` when it ends in a colon: what it announces
+    ("- All teammates will be able to spend a maximum of:" over "  - $80 per day for all 3
+    meals"), at most MAX_ITEMS. Quoted alone, such an item promises an answer it does not
+    give."""
+    if not us[si].item or not us[si].text.rstrip().endswith(":"):
+        return []
+    under: list[int] = []
+    for j in range(si + 1, len(us)):
+        if not us[j].item or us[j].indent <= us[si].indent or len(under) >= MAX_ITEMS:
+            break
+        under.append(j)
+    return under
+
+
 def announced_items(us: Sequence[Unit], si: int, q_terms: set[str]) -> list[int]:
     """The items right after unit `si` when it, or a sentence between it and them,
     announces them ("... works with any router. The models below are tested ...")."""
