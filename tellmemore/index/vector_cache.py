@@ -5,7 +5,7 @@ each top passage's sentences, and the focus and phrase rules embed the passages'
 Over Clef's 33 bundled conversations, 54% of the sentences a turn embedded had been
 embedded by an earlier turn (1,756 texts, 815 distinct). The cache keeps each text's
 vector per encoder (a runtime of one model: the query runtime and the bulk runtime can
-differ in the last digits, so they never mix), evicting the least recently used text past
+differ in the third decimal, so they never mix), evicting the least recently used text past
 `limit` (50,000 MiniLM vectors are about 77 MB).
 """
 
@@ -68,17 +68,20 @@ class VectorCache:
         return np.stack([known[t] for t in texts])
 
 
-_CACHES: dict[tuple[str, str, str], VectorCache] = {}
+_CACHES: dict[tuple[str, ...], VectorCache] = {}
 _CACHES_LOCK = threading.Lock()
 
 
 def cache_for(encode: Encode) -> VectorCache:
-    """The process's cache for `encode`: one per embedder class, model name and method, so
-    two models, or two runtimes of one model, never share vectors."""
+    """The process's cache for `encode`: one per embedder class, model name, precision,
+    backend and method, so two models, or two runtimes or precisions of one model (bf16
+    and fp32 differ in the third decimal), never share vectors."""
     owner = getattr(encode, "__self__", encode)
     key = (
         type(owner).__qualname__,
         str(getattr(owner, "name", id(owner))),
+        str(getattr(owner, "precision", "")),
+        str(getattr(owner, "backend", "")),
         getattr(encode, "__name__", ""),
     )
     with _CACHES_LOCK:

@@ -85,6 +85,8 @@ def test_each_runtime_of_each_model_has_its_own_cache(
     other = SentenceTransformerEmbedder()
     assert cache_for(minilm.embed_queries) is cache_for(other.embed_queries)  # same model
     assert cache_for(minilm.embed_queries) is not cache_for(minilm.embed_documents)
+    quantised = SentenceTransformerEmbedder(precision="int8")
+    assert cache_for(quantised.embed_queries) is not cache_for(minilm.embed_queries)
     encode = cached(minilm.embed_queries)
     before = cache_for(minilm.embed_queries).misses
     encode(["a sentence this test alone embeds"])
