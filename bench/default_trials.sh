@@ -4,7 +4,8 @@
 # Runs TREE's bench/handbook_trial.py (TREE's code: a detached worktree of the commit to
 # measure) on each corpus in the default mode only, writing OUT/trial_TAG_<corpus>.json
 # (OUT: $TRIALS_OUT, default bench/.trials). Compare two runs with bench/trial_diff.py
-# (--quiet for PostHog and GitLab, which are held out: read their totals only).
+# (--quiet for PostHog and GitLab, which are held out: read their totals only). A corpus
+# the tree does not have (a tree from before it was added) is skipped and said so.
 set -euo pipefail
 TREE=$(cd "$1" && pwd); TAG=$2; shift 2
 CORPORA=${*:-clef tts posthog gitlab sourcegraph}
@@ -14,6 +15,10 @@ PY=${PYTHON:-$HERE/.venv/bin/python}
 mkdir -p "$OUT"
 cd "$TREE"
 for c in $CORPORA; do
+  if [ ! -f "$TREE/bench/data/${c}_handbook_conversations.jsonl" ]; then
+    echo "$c: skipped (this tree has no bench/data/${c}_handbook_conversations.jsonl)"
+    continue  # a tree from before that corpus was added
+  fi
   HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false "$PY" bench/handbook_trial.py --corpus "$c" \
     --modes "floor (default)" --out "$OUT/trial_${TAG}_$c" > "$OUT/trial_${TAG}_$c.log" 2>&1
   echo "$c: $OUT/trial_${TAG}_$c.json"
