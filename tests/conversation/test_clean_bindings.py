@@ -90,6 +90,8 @@ def test_the_cue_convention() -> None:
     assert cue_key("and if I miss that?") == "that"
     assert cue_key("does it apply if we adopt?") == "it"
     assert cue_key("what about the rule that says otherwise") == "the rule that says otherwise"
+    assert cue_key("is that at full pay?") == "that"  # the subject after an auxiliary
+    assert cue_key("how long does that go on for?") == "that"
     assert cue_key("and for contractors?") == "for contractors"
     assert cue_key("What about installation?") == "installation"
     assert cue_key("In water") == "In water"  # as typed, not lowered

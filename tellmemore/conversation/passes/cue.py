@@ -34,6 +34,7 @@ from tellmemore.conversation.text import tokenize
 
 _CONJUNCTIONS = frozenset(("and", "but", "or", "so", "then", "also", "plus"))
 _DUMMY = lexicon.words("dummy_it_next")
+_AUXILIARIES = lexicon.words("auxiliaries")
 
 
 def as_typed(text: str) -> str:
@@ -70,14 +71,16 @@ def narrower(key: str, typed: str) -> tuple[str, ...]:
 def _pointer_word(typed: str) -> str | None:
     """The first pronoun of `typed` that points ("does it apply": not the dummy "it" of
     "is it possible to"), or its first demonstrative that ends a clause ("if I miss that?":
-    not the "that" of "the rule that says")."""
+    not the "that" of "the rule that says") or is the subject after an auxiliary ("is
+    that at full pay?", "how long does that go on for?")."""
     toks = tokenize(typed)
     for i, t in enumerate(toks):
         nxt = toks[i + 1] if i + 1 < len(toks) else None
         if t.low in PRONOUNS and not (t.low == "it" and nxt is not None and nxt.low in _DUMMY):
             return t.text
         ends = nxt is None or bool(typed[t.end : nxt.start].strip())
-        if t.low in DEMONSTRATIVES and ends:
+        subject = i > 0 and toks[i - 1].low in _AUXILIARIES
+        if t.low in DEMONSTRATIVES and (ends or subject):
             return t.text
     return None
 
