@@ -352,8 +352,7 @@ def _assemble(
         if _asks(chunk_units[at][sj].text):
             return  # questions in a row (an FAQ's index): no answer to take
         quote(at, sj, score)
-        for sk in lists.sub_items(chunk_units[at], sj):
-            quote(at, sk, score)
+        completed(at, sj, score)  # the answer's own items ("A: two kinds:")
 
     listing = listed_class(query)
     kind = asked_type(query)
