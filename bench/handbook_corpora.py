@@ -1,6 +1,6 @@
 """The labelled document folders bench/handbook_trial.py can run on, and how to name one.
 
-Five are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
+Six are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
 Handbook's policy pages (US public domain, CC0), to check that a change measured on the first
 generalises (three fixes have since been found on it, so it is only partly held out);
 PostHog's handbook pages (MIT), which no change is fitted on, kept for before/after figures
@@ -8,7 +8,8 @@ on documents nothing has seen (but whose failures have since been looked at); Gi
 handbook pages on people policy (held out: nothing is fitted on them, and only their
 aggregate figures are reported); and Sourcegraph's handbook pages on people and benefits
 policy (Apache-2.0 repository), dev data like Clef and TTS: labelled before any output on
-them was seen, but their turns may be read. Any folder of documents with labelled
+them was seen, but their turns may be read; and CivicActions' guidebook pages on people
+policy (CC BY 4.0), held out like GitLab's. Any folder of documents with labelled
 conversations beside it works the same.
 """
 
@@ -75,11 +76,21 @@ CORPORA = {
         RESULTS / "sourcegraph_handbook_trial",
         "Sourcegraph's handbook pages on people and benefits policy (Apache-2.0 repository)",
     ),
+    "civicactions": Corpus(
+        "civicactions",
+        DATA / "civicactions_handbook",
+        DATA / "civicactions_handbook_conversations.jsonl",
+        ROOT / "bench" / ".trials" / "civicactions_handbook_trial",
+        "CivicActions' guidebook pages on people policy, CC BY 4.0 (held out: nothing is fitted"
+        " on them)",
+        held_out=True,
+    ),
 }
-"""The bundled corpora; `clef` is the default. GitLab's per-turn report goes to the ignored
-bench/.trials by default, so its turns cannot land in bench/results by accident."""
+"""The bundled corpora; `clef` is the default. The per-turn reports of GitLab and
+CivicActions go to the ignored bench/.trials by default, so their turns cannot land in
+bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
-"""The corpora whose turns no bench prints (PostHog, GitLab)."""
+"""The corpora whose turns no bench prints (PostHog, GitLab, CivicActions)."""
 
 
 def held_out_trial(trial: dict[str, Any]) -> bool:

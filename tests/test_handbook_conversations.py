@@ -3,7 +3,8 @@
 bench/handbook_trial.py judges the system against these labels; a label that names a missing
 file, or an `expect` string the gold files do not hold, would blame the system for the
 label's fault. Every labelled corpus is checked alike: Clef's handbook, the TTS handbook,
-PostHog's handbook, GitLab's handbook pages and Sourcegraph's handbook pages.
+PostHog's handbook, GitLab's handbook pages, Sourcegraph's handbook pages and
+CivicActions' guidebook pages.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ CORPORA = {
     "sourcegraph": (
         DATA / "sourcegraph_handbook",
         DATA / "sourcegraph_handbook_conversations.jsonl",
+    ),
+    "civicactions": (
+        DATA / "civicactions_handbook",
+        DATA / "civicactions_handbook_conversations.jsonl",
     ),
 }
 """Each labelled corpus: its documents and its conversations."""
@@ -155,14 +160,14 @@ def test_trial_finds_each_corpus_and_any_folder(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """`--corpus` names a bundled corpus or a folder; its conversations and report path follow
-    from it, and a name that is neither is refused with the names it knows. GitLab's per-turn
-    report goes to the ignored bench/.trials: it is held out, and its turns must not land in
-    bench/results by accident."""
+    from it, and a name that is neither is refused with the names it knows. The per-turn
+    reports of GitLab and CivicActions go to the ignored bench/.trials: they are held out, and
+    their turns must not land in bench/results by accident."""
     trial = _trial(monkeypatch)
     for name, (root, conversations) in CORPORA.items():
         corpus = trial.corpus_for(name)
         assert (corpus.root, corpus.conversations) == (root, conversations)
-        folder = ".trials" if name == "gitlab" else "results"
+        folder = ".trials" if name in ("gitlab", "civicactions") else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
     assert trial.corpus_for("clef").out.name == "handbook_trial"
     folder = tmp_path / "acme_handbook"
