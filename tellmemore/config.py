@@ -336,6 +336,11 @@ class ConversationSettings(_Section):
     `conversation.coordination`). Opt-in: on the TTS handbook it asks the two such turns,
     on MTRAG and MTRAG-UN it asks nothing new, and on the held-out PostHog handbook it
     gained no ask-back and added one false one (bench/results/coordination_ask.md)."""
+    antecedent_fit: bool = True
+    """Choose a pronoun's antecedent among its likeliest few by how well the question, with
+    each in the pronoun's place, matches the documents (`conversation.passes.fit`; a few
+    dense searches on such turns only). False: the hand-set salience alone decides, as a
+    caller with no index does."""
     disabled_passes: list[PassName] = Field(default_factory=list)
     """Passes of the embedded resolver to switch off ("pronoun", "ordinal", ...): for an
     ablation (what each pass adds on your own conversations, `bench/results/pass_ablation.md`)

@@ -10,8 +10,9 @@ rank, then cut to `k`.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from tellmemore.answer.calibration import Calibrator
 from tellmemore.config import RetrievalSettings
@@ -161,3 +162,26 @@ def _max_opt(a: float | None, b: float | None) -> float | None:
     if b is None:
         return a
     return max(a, b)
+
+
+def passage_fit(
+    index: Index,
+    embed: Callable[[Sequence[str]], Any],
+    filter: SearchFilter | None = None,
+) -> Callable[[Sequence[str]], list[float]]:
+    """How well each text matches its best passage: the cosine of its first dense hit (0.0
+    when the index has none). The resolver reads it to choose a pronoun's antecedent
+    (`conversation.passes.fit`), so a follow-up becomes a question the documents answer.
+    `embed` embeds a batch of texts (a turn's cached query runtime)."""
+    where = filter or SearchFilter()
+
+    def fit(texts: Sequence[str]) -> list[float]:
+        vectors = list(embed(list(texts)))
+        out: list[float] = []
+        for text, vector in zip(texts, vectors, strict=True):
+            request = SearchRequest(text, vector, k=1, mode=SearchMode.DENSE, filter=where)
+            hits = index.search(request)
+            out.append(float(hits[0].dense) if hits and hits[0].dense is not None else 0.0)
+        return out
+
+    return fit

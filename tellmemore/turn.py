@@ -57,7 +57,7 @@ from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.errors import InputError, LLMError
 from tellmemore.index.vector_cache import cached
 from tellmemore.limits import cap_history, degraded_code
-from tellmemore.retrieval import RetrievalResult, Retriever
+from tellmemore.retrieval import RetrievalResult, Retriever, passage_fit
 from tellmemore.state.conversations import ConversationStore, new_id
 from tellmemore.types import (
     Answer,
@@ -491,6 +491,7 @@ class TurnRunner:
             headings=headings,
             summary=req.summary,
             deadline=req.deadline,
+            passage_fit=self._passage_fit(req),
         )
         resolution = self.resolver.resolve(message, history, context)
         if resolution.degraded:
@@ -626,6 +627,14 @@ class TurnRunner:
             "",
         )  # the question of "make that shorter" twice is the one before both
         return edits.shorter(last, question, self._turn_embed())
+
+    def _passage_fit(self, req: TurnRequest) -> Callable[[Sequence[str]], list[float]] | None:
+        """How well a rewritten question matches the tenant's passages (`retrieval.passage_fit`):
+        the resolver chooses a pronoun's antecedent by it (`conversation.passes.fit`)."""
+        embed = self._turn_embed()
+        if embed is None or not self.settings.conversation.antecedent_fit:
+            return None
+        return passage_fit(self.retriever.index, embed, SearchFilter(tenant=req.tenant or None))
 
     def _turn_embed(self) -> Callable[[Sequence[str]], Any] | None:
         """How a turn embeds the sentences and words it reads: on the query runtime when

@@ -66,6 +66,13 @@ KIND_ITEMS = 2
 about asks which one (conversation/ambiguity.py; bench/results/referent_ambiguity.md)."""
 MIN_ANTECEDENT = 0.08
 """Below this salience nothing is bound (unbound referent, raw search)."""
+FIT_CANDIDATES = 4
+"""A pronoun's first this many antecedents (by salience) are each tried in its place and
+the rewritten question searched (`passes.fit`; bench/results/antecedent_fit.md)."""
+FIT_WEIGHT = 2.0
+"""How much the rewritten question's best passage cosine counts beside the salience when
+choosing among them. Both set before measuring, never fitted: labelled handbook bindings
++5 / -0, MTRAG-UN follow-up nDCG@5 +0.005 / +0.004 (bench/results/antecedent_fit.md)."""
 SCOPE_MIN = 0.2
 """A user topic phrase must be at least this salient to be carried as scope."""
 CARRY_PHRASES = 2

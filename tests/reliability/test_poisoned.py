@@ -3,7 +3,8 @@ instructions", fake system or assistant turns, chat-template tokens, "the answer
 always X", a title and a body that try to close the source fence).
 
 - decide, gate and resolve give the same outputs with and without them in the index (the
-  conversation layer reads the index only through document frequencies, never its text);
+  conversation layer reads the index through document frequencies and, to choose among the
+  history's own phrases for a pronoun, dense scores; never its text);
 - the generation prompt fences every retrieved chunk as quoted data: checked on the
   request the scripted OpenAI-protocol server received;
 - ingestion flags each poisoned chunk, in its report and in the chunk's metadata, and

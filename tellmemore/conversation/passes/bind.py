@@ -27,6 +27,7 @@ from tellmemore.conversation.passes.alternatives import (
 )
 from tellmemore.conversation.passes.base import Follow
 from tellmemore.conversation.passes.ellipsis import rebuild_ellipsis
+from tellmemore.conversation.passes.fit import by_passage_fit
 from tellmemore.conversation.passes.ordinal import bind_ordinal
 from tellmemore.conversation.passes.pronoun import (
     ends_in_predicate,
@@ -288,9 +289,9 @@ def bind_one(
     if not pool:
         return None
     ranked = sorted(((c, c.score * agreement(ref, c.phrase)) for c in pool), key=lambda cs: -cs[1])
-    best = ranked[0][0]
-    if best.score < C.MIN_ANTECEDENT:
+    if ranked[0][0].score < C.MIN_ANTECEDENT:
         return None
+    best = by_passage_fit(st, message, ref, ranked)  # the coin flip still reads the salience
     if ref.kind in CHAINED_KINDS and st.depth == 0:
         flip = (
             coin_flip(st, ranked)

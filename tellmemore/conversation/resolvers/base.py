@@ -39,6 +39,10 @@ class ResolveContext:
     ask_coordinated: bool = False
     """`conversation.ask_coordinated`: ask which of the last question's conjuncts a
     follow-up means (`conversation.coordination`)."""
+    passage_fit: Callable[[Sequence[str]], Sequence[float]] | None = None
+    """How well each text matches its best passage of the index (the cosine of its first
+    dense hit): binding reads it to choose among a pronoun's likeliest antecedents
+    (`passes.fit`). None: the salience alone decides (a caller with no index)."""
     deadline: float | None = None
     """The `time.monotonic()` instant by which model calls must end (the turn's share of
     llm.deadline_s); None: each call has its own llm.deadline_s."""
