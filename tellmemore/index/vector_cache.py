@@ -12,6 +12,7 @@ differ in the third decimal, so they never mix), evicting the least recently use
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
@@ -44,6 +45,8 @@ class VectorCache:
     def get(self, encode: Encode, texts: Sequence[str]) -> np.ndarray:
         """The vectors of `texts`, in order (a float32 array, one row per text), encoding
         in one batch only the texts this cache does not hold."""
+        if isinstance(encode, CachedEncode) and encode.cache is self:
+            encode = encode.encode  # the wrapper of this very cache: encode once, count once
         if not texts:
             return np.asarray(encode([]), dtype=np.float32)
         distinct = list(dict.fromkeys(texts))
@@ -69,14 +72,41 @@ class VectorCache:
 
 
 _CACHES: dict[tuple[str, ...], VectorCache] = {}
+_BY_CALLABLE: weakref.WeakKeyDictionary[object, VectorCache] = weakref.WeakKeyDictionary()
 _CACHES_LOCK = threading.Lock()
+
+
+class CachedEncode:
+    """An encoder answered from its cache (`cached`); `cache_for` finds that cache again
+    from the wrapper, never from the wrapper's own identity."""
+
+    def __init__(self, encode: Encode, cache: VectorCache) -> None:
+        self.encode = encode
+        self.cache = cache
+
+    def __call__(self, texts: Sequence[str]) -> Vector:
+        return self.cache.get(self.encode, texts)
 
 
 def cache_for(encode: Encode) -> VectorCache:
     """The process's cache for `encode`: one per embedder class, model name, precision,
     backend and method, so two models, or two runtimes or precisions of one model (bf16
-    and fp32 differ in the third decimal), never share vectors."""
-    owner = getattr(encode, "__self__", encode)
+    and fp32 differ in the third decimal), never share vectors. A `cached` wrapper gives
+    the cache it reads. Any other callable (a function, a closure) has a cache of its own
+    that lives as long as it does: keyed by its id, a new closure that reused a dead one's
+    id read the dead one's vectors, of another model and size."""
+    if isinstance(encode, CachedEncode):
+        return encode.cache
+    owner = getattr(encode, "__self__", None)
+    if owner is None:
+        with _CACHES_LOCK:
+            try:
+                cache = _BY_CALLABLE.get(encode)
+                if cache is None:
+                    cache = _BY_CALLABLE[encode] = VectorCache()
+            except TypeError:  # no weak reference to it: a cache for this call only
+                cache = VectorCache()
+            return cache
     key = (
         type(owner).__qualname__,
         str(getattr(owner, "name", id(owner))),
@@ -88,11 +118,6 @@ def cache_for(encode: Encode) -> VectorCache:
         return _CACHES.setdefault(key, VectorCache())
 
 
-def cached(encode: Encode) -> Callable[[Sequence[str]], Vector]:
+def cached(encode: Encode) -> CachedEncode:
     """`encode` answered from the process's cache, for callers that take an encoder."""
-    cache = cache_for(encode)
-
-    def encode_cached(texts: Sequence[str]) -> Vector:
-        return cache.get(encode, texts)
-
-    return encode_cached
+    return CachedEncode(encode, cache_for(encode))

@@ -124,3 +124,27 @@ def test_threads_sharing_a_cache_each_get_their_own_texts_vectors(
 def test_a_cache_keeps_at_least_one_text() -> None:
     with pytest.raises(ValueError, match="limit=0"):
         VectorCache(limit=0)
+
+
+def test_a_function_s_cache_dies_with_it_and_is_never_another_s() -> None:
+    """A closure's cache was keyed by its id: a new closure that reused a dead one's id read
+    the dead one's vectors, of another size ("all input arrays must have the same shape")."""
+    import gc
+
+    for width in range(2, 40):  # freed and made again: CPython soon reuses an id
+
+        def encode(texts: Sequence[str], width: int = width) -> Vector:
+            return np.full((len(texts), width), float(width), dtype=np.float32)
+
+        assert cache_for(encode).get(encode, ["same text"]).shape == (1, width)
+        del encode
+        gc.collect()
+
+
+def test_a_cached_encoder_gives_its_own_cache_back(minilm: SentenceTransformerEmbedder) -> None:
+    counting = Counting(minilm)
+    wrapped = cached(counting)
+    assert cache_for(wrapped) is cache_for(counting)
+    wrapped(SENTENCES[:1])
+    cache_for(wrapped).get(wrapped, SENTENCES[:2])  # as the answer rules call it
+    assert counting.batches == [SENTENCES[:1], SENTENCES[1:2]]
