@@ -92,13 +92,14 @@ def cache_for(encode: Encode) -> VectorCache:
     """The process's cache for `encode`: one per embedder class, model name, precision,
     backend and method, so two models, or two runtimes or precisions of one model (bf16
     and fp32 differ in the third decimal), never share vectors. A `cached` wrapper gives
-    the cache it reads. Any other callable (a function, a closure) has a cache of its own
-    that lives as long as it does: keyed by its id, a new closure that reused a dead one's
-    id read the dead one's vectors, of another model and size."""
+    the cache it reads. Any other callable (a function, a closure, a method of an object
+    with no model name) has a cache of its own that lives as long as it does: keyed by an
+    id, a new closure that reused a dead one's id read the dead one's vectors, of another
+    model and size."""
     if isinstance(encode, CachedEncode):
         return encode.cache
     owner = getattr(encode, "__self__", None)
-    if owner is None:
+    if owner is None or not hasattr(owner, "name"):
         with _CACHES_LOCK:
             try:
                 cache = _BY_CALLABLE.get(encode)
@@ -109,7 +110,7 @@ def cache_for(encode: Encode) -> VectorCache:
             return cache
     key = (
         type(owner).__qualname__,
-        str(getattr(owner, "name", id(owner))),
+        str(owner.name),
         str(getattr(owner, "precision", "")),
         str(getattr(owner, "backend", "")),
         getattr(encode, "__name__", ""),

@@ -15,7 +15,7 @@ MTRAG-UN follow-up nDCG@5 +0.005 / +0.004, MTRAG leave-one-domain-out within 0.0
 from __future__ import annotations
 
 from tellmemore.conversation import constants as C
-from tellmemore.conversation.binding import Candidate
+from tellmemore.conversation.binding import Candidate, overlaps
 from tellmemore.conversation.passes.state import RunState
 from tellmemore.conversation.realize import replacement, splice
 from tellmemore.conversation.referents import Referent
@@ -28,14 +28,18 @@ def by_passage_fit(
     """The antecedent among `ranked` (candidates with their agreement-weighted salience,
     best first) whose rewritten question fits the documents best, salience counting too.
     The first one when the caller has no index, when it shares a word with the message
-    (its fit cannot be compared: `repeats`), or when no other candidate could take its place."""
+    (its fit cannot be compared: `own_stems`), or when no other candidate could take its
+    place."""
     fit = st.context.passage_fit
-    if fit is None or repeats(message, ref, ranked[0][0]):
+    if fit is None:
+        return ranked[0][0]
+    said = own_stems(message, ref)
+    if overlaps(ranked[0][0].phrase.stems, said):
         return ranked[0][0]
     head = [
         (c, s)
         for c, s in ranked[: C.FIT_CANDIDATES]
-        if c.score >= C.MIN_ANTECEDENT and not repeats(message, ref, c)
+        if c.score >= C.MIN_ANTECEDENT and not overlaps(c.phrase.stems, said)
     ]
     if len(head) < 2:
         return ranked[0][0]
@@ -48,10 +52,9 @@ def by_passage_fit(
     return head[best][0]
 
 
-def repeats(message: str, ref: Referent, c: Candidate) -> bool:
-    """The candidate shares a content word with the rest of the message: in the referent's
-    place it makes a question that says its words twice ("what is plan code CC-PRO-2026's
-    plan code?"), which matches the passage that holds them, the answer, whatever is meant."""
-    rest = message[: ref.start] + " " + message[ref.start + len(ref.text) :]
-    own = {stem(w) for w in content_words(rest)}
-    return bool(own & set(c.phrase.stems))
+def own_stems(message: str, ref: Referent) -> set[str]:
+    """The stems of the message's content words outside the referent. A candidate holding
+    one makes a question that says it twice in the referent's place ("what is plan code
+    CC-PRO-2026's plan code?"), which matches the passage holding them, the answer, whatever
+    is meant: its fit cannot be compared with the others'."""
+    return {stem(w) for w in content_words(f"{message[: ref.start]} {message[ref.end :]}")}
