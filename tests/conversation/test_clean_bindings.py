@@ -3,6 +3,7 @@ words the user typed."""
 
 from __future__ import annotations
 
+from tellmemore.conversation.phrases import phrases
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
 from tellmemore.conversation.text import readable
 
@@ -126,3 +127,17 @@ def test_a_padding_row_of_another_table_is_never_bound() -> None:
     res = RESOLVER.resolve("who approves it?", history, ResolveContext())
     shown = " ".join(res.bindings.values())
     assert res.bindings and not {"E7", "Principal", "Distinguished", "Band"} & set(shown.split())
+
+
+def test_no_antecedent_holds_a_closed_class_word() -> None:
+    """Handbooks (Sourcegraph, and 9 bindings of the held-out CivicActions trial): bindings
+    read "regarding international background checks", "anyone" and "joined two months ago":
+    a preposition, an indefinite pronoun or an adverb was taken for part of a noun phrase."""
+    text = (
+        "Details regarding international background checks are on the wiki. Anyone who "
+        "joined two months ago can apply, despite the notice period, towards the end of it."
+    )
+    found = [p.text for p in phrases(text)]
+    words = {w.lower() for p in found for w in p.split()}
+    assert not words & {"regarding", "anyone", "ago", "despite", "towards"}, found
+    assert "international background checks" in found and "notice period" in found
