@@ -203,7 +203,9 @@ class Resolution:
     passes: tuple[str, ...] = ()
     """The passes of the embedded resolver that changed the query, in order: "pronoun",
     "definite", "ordinal", "alternatives", "ellipsis", "repair", "carry" (design.md, the
-    conversation layer's second shape); () when nothing was resolved."""
+    conversation layer's second shape); () when nothing was resolved. "fit" follows a
+    pronoun whose antecedent the documents chose over the most salient phrase
+    (`conversation/passes/fit.py`)."""
     cues: tuple[str, ...] = ()
     """Keys of `bindings` that stand for the whole message, typed inside it: "that" in "and
     if I miss that?" bound to the previous question (an ellipsis rebuilt, a topic carried;

@@ -71,16 +71,20 @@ def test_the_antecedent_that_makes_an_answerable_question_wins(
     retriever = policy_project.retriever
     index = retriever.index
 
-    def resolve(fit: Callable[[Sequence[str]], list[float]] | None) -> dict[str, str]:
+    def resolve(
+        fit: Callable[[Sequence[str]], list[float]] | None,
+    ) -> tuple[dict[str, str], bool]:
         context = ResolveContext(term_stats=index.term_stats, passage_fit=fit)
         resolution = EmbeddedResolver().resolve("how far back do they go?", HISTORY, context)
-        return dict(resolution.bindings)
+        assert resolution.passes[0] == "pronoun"
+        return dict(resolution.bindings), "fit" in resolution.passes
 
     # salience alone prefers the answer's rarer phrase ...
-    assert resolve(None) == {"they": "necessary pieces"}
-    # ... which no passage answers a question about; the user's subject does
+    assert resolve(None) == ({"they": "necessary pieces"}, False)
+    # ... which no passage answers a question about; the user's subject does, and the
+    # resolution records that the documents chose it
     fit = passage_fit(index, retriever.embedder.embed_documents)
-    assert resolve(fit) == {"they": "background check"}
+    assert resolve(fit) == ({"they": "background check"}, True)
 
 
 @pytest.mark.parametrize("on", [True, False])
@@ -106,3 +110,5 @@ def test_a_candidate_that_repeats_the_message_is_not_chosen_by_its_fit(
     session.ask("How much is the Pro plan?")
     answer = session.ask("what is its plan code?")
     assert answer.bindings == {"its": "Pro plan"}
+    passes = sample_assistant.trace(answer.trace_id)["resolution"]["passes"]
+    assert "pronoun" in passes and "fit" not in passes

@@ -127,6 +127,8 @@ def bind_referents(
         text = st.surface(phrase)
         bindings[ref.text] = text
         fired.append(pass_of(ref, paired is not None or prefer is not None))
+        if st.refit and not paired:
+            fired.append("fit")  # the documents chose this antecedent (passes.fit)
         edits.append((ref, replacement(ref, phrase, text, message)))
         from_assistant |= source_role != "user"
     if not edits and all(stands_alone(st, message, r, cands, items) for r in refs):
@@ -233,6 +235,7 @@ def bind_one(
     list_turn: int,
     prefer: str | None,
 ) -> tuple[Phrase, str] | Ambiguous | None:
+    st.refit = False
     if prefer is not None and (
         ref.kind is not ReferentKind.DEMONSTRATIVE or _names_head(prefer, ref.modifier)
     ):
@@ -292,6 +295,7 @@ def bind_one(
     if ranked[0][0].score < C.MIN_ANTECEDENT:
         return None
     best = by_passage_fit(st, message, ref, ranked)  # the coin flip still reads the salience
+    refit = best is not ranked[0][0]
     if ref.kind in CHAINED_KINDS and st.depth == 0:
         flip = (
             coin_flip(st, ranked)
@@ -300,6 +304,7 @@ def bind_one(
         )
         if flip is not None:
             return flip
+    st.refit = refit
     return best.phrase, best.role
 
 

@@ -104,6 +104,9 @@ class RunState:
         self.salience = Salience(context.term_stats)
         self.headings = headings_of(context.headings)
         self.depth = 0
+        self.refit = False
+        """A pronoun's antecedent was chosen by the passage fit over the most salient one
+        (`passes.fit`): the resolution records the "fit" pass."""
         self.declined: frozenset[str] = frozenset()
         """Stems of the options a clarifying question offered that the reply did not choose
         ("phone" chosen over "laptop"): never added back as the topic's scope."""
