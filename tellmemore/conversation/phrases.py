@@ -201,6 +201,7 @@ def parse_phrases(text: str, toks: Sequence[Token], limit: int | None = None) ->
             or (low not in FUNCTION_WORDS and low not in COMMON_VERBS and low)
             or (run and not do_subject and noun_of_compound(toks, i, run, do_subject))
             or (not run and attributive_participle(toks, i))
+            or _in_title(toks, i, run, initial)
         ):
             if not run:
                 prep, det, before = last_prep, last_det, last_fn
@@ -223,6 +224,19 @@ def parse_phrases(text: str, toks: Sequence[Token], limit: int | None = None) ->
             last_prep, last_det = (low if low in PREPOSITIONS else None), False
     flush(at_break=True)
     return tuple(out if limit is None else out[:limit])
+
+
+def _in_title(toks: Sequence[Token], i: int, run: list[Token], initial: set[int]) -> bool:
+    """A verb's form capitalised inside a Title-Case name ("Medical Leave of Absence",
+    "Paid Parental Leave Policy"): mid-sentence, a capital says name, not verb, when a
+    capitalised word of the name is next to it."""
+    tok = toks[i]
+    if not tok.text[:1].isupper() or tok.start in initial or tok.low in FUNCTION_WORDS:
+        return False
+    if run and run[-1].text[:1].isupper():
+        return True
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    return nxt is not None and nxt.text[:1].isupper() and nxt.low not in FUNCTION_WORDS
 
 
 def _after_subject_pronoun(toks: Sequence[Token], i: int) -> bool:
