@@ -1,6 +1,6 @@
 """The labelled document folders bench/handbook_trial.py can run on, and how to name one.
 
-Six are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
+Seven are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
 Handbook's policy pages (US public domain, CC0), to check that a change measured on the first
 generalises (three fixes have since been found on it, so it is only partly held out);
 PostHog's handbook pages (MIT), which no change is fitted on, kept for before/after figures
@@ -8,9 +8,10 @@ on documents nothing has seen (but whose failures have since been looked at); Gi
 handbook pages on people policy (held out: nothing is fitted on them, and only their
 aggregate figures are reported); and Sourcegraph's handbook pages on people and benefits
 policy (Apache-2.0 repository), dev data like Clef and TTS: labelled before any output on
-them was seen, but their turns may be read; and CivicActions' guidebook pages on people
-policy (CC BY 4.0), held out like GitLab's. Any folder of documents with labelled
-conversations beside it works the same.
+them was seen, but their turns may be read; CivicActions' guidebook pages on people
+policy (CC BY 4.0), held out like GitLab's; and Fleet's handbook pages on workplace policy
+and security (MIT), held out too. Any folder of documents with labelled conversations beside
+it works the same.
 """
 
 from __future__ import annotations
@@ -85,12 +86,21 @@ CORPORA = {
         " on them)",
         held_out=True,
     ),
+    "fleet": Corpus(
+        "fleet",
+        DATA / "fleet_handbook",
+        DATA / "fleet_handbook_conversations.jsonl",
+        ROOT / "bench" / ".trials" / "fleet_handbook_trial",
+        "Fleet's handbook pages on workplace policy and security, MIT (held out: nothing is"
+        " fitted on them)",
+        held_out=True,
+    ),
 }
-"""The bundled corpora; `clef` is the default. The per-turn reports of GitLab and
-CivicActions go to the ignored bench/.trials by default, so their turns cannot land in
+"""The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions
+and Fleet go to the ignored bench/.trials by default, so their turns cannot land in
 bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
-"""The corpora whose turns no bench prints (PostHog, GitLab, CivicActions)."""
+"""The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet)."""
 
 
 def held_out_trial(trial: dict[str, Any]) -> bool:
