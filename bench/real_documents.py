@@ -115,7 +115,7 @@ MODES: tuple[tuple[str, dict], ...] = (  # type: ignore[type-arg]
     ("floor + focus (opt-in)", {"retrieval": {"focus": True}}),
     ("floor + stated value 0.5 (opt-in)", {"retrieval": {"min_value_share": 0.5}}),
     ("floor + gold-removal scorer (opt-in)", {"retrieval": {"abstain_model": "gold_removal"}}),
-    ("floor, phrase off (before session 19)", {"retrieval": {"phrase": False}}),
+    ("floor + phrase (opt-in)", {"retrieval": {"phrase": True}}),
     ("floor + ask coordinated (opt-in)", {"conversation": {"ask_coordinated": True}}),
     ("floor + ask from text (opt-in)", {"retrieval": {"ask_from_text": True}}),
 )

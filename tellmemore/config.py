@@ -210,8 +210,12 @@ class RetrievalSettings(_Section):
     (cosine): over a close passage a word it lacks is likelier another wording of it
     ("uptime guarantee" over "Uptime commitment", cosine 0.51)."""
 
-    phrase: bool = True
-    """Also abstain (both modes) when the question names a kind of thing by a modifier and
+    phrase: bool = False
+    """Opt-in since session 35 (bench/results/phrase_held_out.md): on the four handbooks
+    nothing was fitted on, it caught 1 of 56 unanswerable turns and made 8 false abstentions
+    (fully right PostHog 59 = 59, GitLab 50 -> 51, CivicActions 38 = 38, Fleet 53 -> 57 without
+    it); its catches were on the handbooks it was written from (Clef 3, TTS 2).
+    Also abstain (both modes) when the question names a kind of thing by a modifier and
     a head noun ("gym stipend", "citizenship ceremony") and a top passage holds the head
     while no passage holding it holds the modifier (nor a word `phrase_min_near` close to
     it), while the best passage is below `phrase_max_cos`: "nothing about gym stipend"

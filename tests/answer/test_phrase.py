@@ -78,18 +78,16 @@ def test_a_modifier_said_in_other_words_is_held(handbook) -> None:  # type: igno
     assert not answer.abstained
 
 
-def test_on_by_default_and_off_when_asked(benefits_docs: Path, minilm) -> None:  # type: ignore[no-untyped-def]
+def test_off_by_default_and_on_when_asked(benefits_docs: Path, minilm, handbook) -> None:  # type: ignore[no-untyped-def]
+    """Opt-in since session 35: held out it made 8 false abstentions for 1 catch
+    (bench/results/phrase_held_out.md)."""
     assistant = _open(benefits_docs, minilm)
     try:
-        assert assistant.settings.retrieval.phrase
-        assert assistant.ask("what's the retention bonus?").abstained
+        assert not assistant.settings.retrieval.phrase
+        assert not assistant.ask("what's the retention bonus?").abstained
     finally:
         assistant.close()
-    off = _open(benefits_docs, minilm, phrase=False)
-    try:
-        assert not off.ask("what's the retention bonus?").abstained
-    finally:
-        off.close()
+    assert handbook.ask("what's the retention bonus?").abstained
 
 
 def test_focal_phrases_are_two_words_not_opening_a_sentence() -> None:

@@ -5,6 +5,7 @@ an index is never searched with another model than the one that built it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -231,9 +232,10 @@ def test_several_phrasings_are_encoded_on_the_query_runtime(sample_assistant) ->
 
 @pytest.mark.model
 def test_a_turn_embeds_its_sentences_and_words_on_the_query_runtime(sample_assistant) -> None:  # type: ignore[no-untyped-def]
-    """The answer's sentences and the focus rule's words ("gym", "stipend" against the
-    passages' words) are encoded on the warm query runtime and kept: a served process's
-    first such question used to load torch (4-5 s and about 500 MB)."""
+    """The answer's sentences and the phrase rule's words ("gym", "stipend" against the
+    passages' words; the rule is opt-in, switched on here) are encoded on the warm query
+    runtime and kept: a served process's first such question used to load torch (4-5 s and
+    about 500 MB)."""
     printed = _in_a_fresh_process(
         sample_assistant,
         "from tellmemore.index.vector_cache import cache_for\n"
@@ -243,11 +245,14 @@ def test_a_turn_embeds_its_sentences_and_words_on_the_query_runtime(sample_assis
         "kept = cache_for(a.embedder.embed_queries)\n"
         "print(gym.abstained, '25 dollars' in price.answer, 'torch' in sys.modules,"
         " kept.misses > 50)\n",
+        env={"TELLMEMORE_RETRIEVAL__PHRASE": "true"},
     )
     assert printed == ["True", "True", "False", "True"]
 
 
-def _in_a_fresh_process(sample_assistant, body: str) -> list[str]:  # type: ignore[no-untyped-def]
+def _in_a_fresh_process(  # type: ignore[no-untyped-def]
+    sample_assistant, body: str, env: dict[str, str] | None = None
+) -> list[str]:
     """What `body` prints, run in a new interpreter with the sample project open as `a`
     (the way a server starts: nothing loaded but the index and the query runtime)."""
     project = sample_assistant.settings.project_dir
@@ -261,7 +266,12 @@ def _in_a_fresh_process(sample_assistant, body: str) -> list[str]:  # type: igno
         f" embedder=E(cache_dir=Path({str(cache_dir)!r})))\n" + body
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **(env or {})},
     )
     return out.stdout.split()
 
