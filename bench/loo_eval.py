@@ -180,14 +180,15 @@ def open_domain(
     ds = load_dataset(path, skip_invalid=True)
     index, _ = ensure_index(ds, embedder=embedder, settings=settings, cache_dir=cache)
     memo = MemoIndex(index)
-    fit = None
-    if settings.conversation.antecedent_fit:  # as a turn resolves (retrieval.passage_fit)
-        fit = retrieval.passage_fit(memo, vectors.embedder.embed_documents)  # type: ignore[arg-type]
-    ctx = ResolveContext(
+    ctx = ResolveContext.of(  # as a turn and `tellmemore eval` build it
+        settings.conversation,
         term_stats=index.term_stats,
         headings=index.headings,
-        window=settings.conversation.window,
-        passage_fit=fit,
+        passage_fit=retrieval.passage_fit_for(
+            settings.conversation,
+            memo,  # type: ignore[arg-type]
+            vectors.embedder.embed_documents,
+        ),
     )
     turns = [t for t in ds.turns if t.followup]
     searched = {}

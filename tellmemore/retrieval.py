@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tellmemore.answer.calibration import Calibrator
-from tellmemore.config import RetrievalSettings
+from tellmemore.config import ConversationSettings, RetrievalSettings
 from tellmemore.index.base import Embedder, Index, SearchRequest, Vector
 from tellmemore.types import Hit, SearchFilter, SearchMode
 
@@ -185,3 +185,17 @@ def passage_fit(
         return out
 
     return fit
+
+
+def passage_fit_for(
+    settings: ConversationSettings,
+    index: Index,
+    embed: Callable[[Sequence[str]], Any] | None,
+    filter: SearchFilter | None = None,
+) -> Callable[[Sequence[str]], list[float]] | None:
+    """`passage_fit` when `conversation.antecedent_fit` is on and there is an encoder, else
+    None (the salience alone decides): the turn, `tellmemore eval` and the benches resolve
+    alike."""
+    if embed is None or not settings.antecedent_fit:
+        return None
+    return passage_fit(index, embed, filter)

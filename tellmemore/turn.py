@@ -57,7 +57,7 @@ from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.errors import InputError, LLMError
 from tellmemore.index.vector_cache import cached
 from tellmemore.limits import cap_history, degraded_code
-from tellmemore.retrieval import RetrievalResult, Retriever, passage_fit
+from tellmemore.retrieval import RetrievalResult, Retriever, passage_fit_for
 from tellmemore.state.conversations import ConversationStore, new_id
 from tellmemore.types import (
     Answer,
@@ -631,10 +631,12 @@ class TurnRunner:
     def _passage_fit(self, req: TurnRequest) -> Callable[[Sequence[str]], list[float]] | None:
         """How well a rewritten question matches the tenant's passages (`retrieval.passage_fit`):
         the resolver chooses a pronoun's antecedent by it (`conversation.passes.fit`)."""
-        embed = self._turn_embed()
-        if embed is None or not self.settings.conversation.antecedent_fit:
-            return None
-        return passage_fit(self.retriever.index, embed, SearchFilter(tenant=req.tenant or None))
+        return passage_fit_for(
+            self.settings.conversation,
+            self.retriever.index,
+            self._turn_embed(),
+            SearchFilter(tenant=req.tenant or None),
+        )
 
     def _turn_embed(self) -> Callable[[Sequence[str]], Any] | None:
         """How a turn embeds the sentences and words it reads: on the query runtime when

@@ -31,7 +31,7 @@ from tellmemore.eval.measures import Binding
 from tellmemore.eval.planning import Plan, no_retrieval, plan_turns
 from tellmemore.eval.strategies import STRATEGIES, Strategy, build_strategies
 from tellmemore.index.base import Embedder, Index
-from tellmemore.retrieval import Retriever, passage_fit
+from tellmemore.retrieval import Retriever, passage_fit_for
 from tellmemore.types import Resolution, SearchMode
 
 if TYPE_CHECKING:
@@ -236,14 +236,13 @@ def _run_dataset(
     )
     try:
         turns = dataset.turns[: options.limit] if options.limit else dataset.turns
-        fit = None
-        if settings.conversation.antecedent_fit:  # as a turn resolves (retrieval.passage_fit)
-            fit = passage_fit(index, vectors.embedder.embed_documents)
         context = ResolveContext.of(
             settings.conversation,
             term_stats=index.term_stats,
             headings=index.headings,
-            passage_fit=fit,
+            passage_fit=passage_fit_for(
+                settings.conversation, index, vectors.embedder.embed_documents
+            ),
         )
         _warm_term_stats(index)
         runs_dir = cache_dir / "runs"
