@@ -16,8 +16,9 @@ PY=${PYTHON:-$HERE/.venv/bin/python}
 mkdir -p "$OUT"
 cd "$TREE"
 for c in $CORPORA; do
-  if [ ! -f "$TREE/bench/data/${c}_handbook_conversations.jsonl" ]; then
-    echo "$c: skipped (this tree has no bench/data/${c}_handbook_conversations.jsonl)"
+  if ! (cd "$TREE/bench" && "$PY" -c "from handbook_corpora import corpus_for; corpus_for('$c')") \
+    >/dev/null 2>&1; then
+    echo "$c: skipped (this tree's bench/handbook_corpora.py does not know it)"
     continue  # a tree from before that corpus was added
   fi
   HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false "$PY" bench/handbook_trial.py --corpus "$c" \
