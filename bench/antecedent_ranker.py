@@ -23,10 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
-import tempfile
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,13 +34,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from binding_replay import project_for  # noqa: E402
+from binding_replay import resolved_turns  # noqa: E402
 from handbook_trial import _tokens  # noqa: E402
 
 import tellmemore.conversation.passes.bind as bind  # noqa: E402
 from tellmemore import retrieval  # noqa: E402
 from tellmemore.answer import scoring  # noqa: E402
-from tellmemore.assistant import Assistant  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.conversation import constants as C  # noqa: E402
 from tellmemore.conversation.realize import replacement, splice  # noqa: E402
@@ -52,8 +48,6 @@ from tellmemore.conversation.text import content_words, stem  # noqa: E402
 from tellmemore.eval.corpus import ensure_index  # noqa: E402
 from tellmemore.eval.datasets import load_dataset  # noqa: E402
 from tellmemore.index.embedders import load_embedder  # noqa: E402
-from tellmemore.turn import TurnRequest  # noqa: E402
-from tellmemore.types import Turn  # noqa: E402
 
 MTRAG = Path("/work/shared/bench/mtrag")
 DOMAINS = ("clapnq", "cloud", "govt")
@@ -146,38 +140,22 @@ def handbook_decisions(corpus: str, trials: Path) -> list[Decision]:
     trial: dict[str, Any] = json.loads(
         (trials / f"trial_base_{corpus}.json").read_text(encoding="utf-8")
     )
-    work = Path(tempfile.mkdtemp(prefix="antecedent-ranker-")) / "project"
-    shutil.copytree(project_for(corpus), work)
-    assistant = Assistant.open(work, settings=Settings())
-    conversations: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in trial["rows"]:
-        conversations[row["conversation"]].append(row)
     out: list[Decision] = []
-    try:
-        for rows in conversations.values():
-            history: list[Turn] = []
-            for row in sorted(rows, key=lambda r: r["turn"]):
-                RECORDED.clear()
-                req = TurnRequest(message=row["message"], history=history)
-                res, _ = assistant.runner._resolve(row["message"], list(history), req)
-                if row["labelled_binding"] and RECORDED:
-                    want = set().union(*(_tokens(v) for v in row["labelled_binding"].values()))
-
-                    def holds(text: str, want: set[str] = want) -> bool:
-                        got = _tokens(text)
-                        return bool(got & want) and (want <= got or got <= want)
-
-                    d = RECORDED[0]
-                    d.label = np.array([float(holds(t)) for t in d.texts])
-                    out.append(d)
-                history += [
-                    Turn("user", row["message"], resolution=res),
-                    Turn("assistant", row["reply"]),
-                ]
-    finally:
-        assistant.close()
-        shutil.rmtree(work.parent, ignore_errors=True)
+    RECORDED.clear()
+    for _, row, _ in resolved_turns(trial):
+        if row["labelled_binding"] and RECORDED:
+            want = set().union(*(_tokens(v) for v in row["labelled_binding"].values()))
+            d = RECORDED[0]
+            d.label = np.array([float(_names(t, want)) for t in d.texts])
+            out.append(d)
+        RECORDED.clear()  # the next turn's resolution records afresh
     return out
+
+
+def _names(text: str, want: set[str]) -> bool:
+    """The candidate and the labelled antecedent name the same thing."""
+    got = _tokens(text)
+    return bool(got & want) and (want <= got or got <= want)
 
 
 def fit(decisions: list[Decision], l2: float) -> scoring.Scorer:

@@ -16,10 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
-import tempfile
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -27,17 +25,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from binding_replay import project_for  # noqa: E402
+from binding_replay import resolved_turns  # noqa: E402
 from handbook_corpora import held_out_trial  # noqa: E402
 from handbook_trial import _tokens  # noqa: E402
 
 import tellmemore.conversation.passes.bind as bind  # noqa: E402
-from tellmemore.assistant import Assistant  # noqa: E402
-from tellmemore.config import Settings  # noqa: E402
 from tellmemore.conversation import constants as C  # noqa: E402
 from tellmemore.conversation.realize import replacement, splice  # noqa: E402
-from tellmemore.turn import TurnRequest  # noqa: E402
-from tellmemore.types import Turn  # noqa: E402
 
 CALLS: list[tuple[list[str], str, dict[str, str]]] = []
 _FIT = bind.by_passage_fit
@@ -68,46 +62,27 @@ def _holds(text: str, want: set[str]) -> bool:
 
 def measure(path: Path, show: bool) -> Counter[str]:
     trial: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    corpus = trial["corpus"]["name"] if isinstance(trial["corpus"], dict) else trial["corpus"]
     quiet = held_out_trial(trial) or not show
-    work = Path(tempfile.mkdtemp(prefix="binding-candidates-")) / "project"
-    shutil.copytree(project_for(corpus), work)
-    assistant = Assistant.open(work, settings=Settings())
-    conversations: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in trial["rows"]:
-        conversations[row["conversation"]].append(row)
     counts: Counter[str] = Counter()
-    try:
-        for cid, rows in conversations.items():
-            history: list[Turn] = []
-            for row in sorted(rows, key=lambda r: r["turn"]):
-                CALLS.clear()
-                req = TurnRequest(message=row["message"], history=history)
-                res, _ = assistant.runner._resolve(row["message"], list(history), req)
-                if row["labelled_binding"] and CALLS:
-                    want = set().union(*(_tokens(v) for v in row["labelled_binding"].values()))
-                    ranked, best, other = CALLS[0]
-                    for rule, chosen in other.items():
-                        counts[f"{rule} alone right"] += _holds(chosen, want)
-                    places = [i for i, text in enumerate(ranked) if _holds(text, want)]
-                    counts["decisions"] += 1
-                    counts["chosen right"] += _holds(best, want)
-                    counts["label in the first four"] += bool(
-                        places and places[0] < C.FIT_CANDIDATES
-                    )
-                    counts["label among the candidates"] += bool(places)
-                    if not quiet and not _holds(best, want):
-                        print(
-                            f"  {cid}.{row['turn']} {row['message']!r}: chose {best!r}, "
-                            f"label {row['labelled_binding']}, place {places[:1]}"
-                        )
-                history += [
-                    Turn("user", row["message"], resolution=res),
-                    Turn("assistant", row["reply"]),
-                ]
-    finally:
-        assistant.close()
-        shutil.rmtree(work.parent, ignore_errors=True)
+    CALLS.clear()
+    for cid, row, _ in resolved_turns(trial):
+        if row["labelled_binding"] and CALLS:
+            want = set().union(*(_tokens(v) for v in row["labelled_binding"].values()))
+            ranked, best, other = CALLS[0]
+            for rule, chosen in other.items():
+                counts[f"{rule} alone right"] += _holds(chosen, want)
+            places = [i for i, text in enumerate(ranked) if _holds(text, want)]
+            counts["decisions"] += 1
+            counts["chosen right"] += _holds(best, want)
+            first = bool(places) and places[0] < C.FIT_CANDIDATES
+            counts["label in the first four"] += first
+            counts["label among the candidates"] += bool(places)
+            if not quiet and not _holds(best, want):
+                print(
+                    f"  {cid}.{row['turn']} {row['message']!r}: chose {best!r}, "
+                    f"label {row['labelled_binding']}, place {places[:1]}"
+                )
+        CALLS.clear()  # the next turn's resolution records afresh
     return counts
 
 

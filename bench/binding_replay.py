@@ -23,6 +23,7 @@ import shutil
 import sys
 import tempfile
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from handbook_trial import _binding, _resolution  # noqa: E402
 from tellmemore.assistant import Assistant  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.turn import TurnRequest  # noqa: E402
-from tellmemore.types import Turn  # noqa: E402
+from tellmemore.types import Resolution, Turn  # noqa: E402
 
 CACHE = ROOT / "bench" / ".cache" / "binding_replay"
 
@@ -51,9 +52,10 @@ def project_for(corpus: str) -> Path:
     return project
 
 
-def replay(trial: dict[str, Any]) -> tuple[Counter[str], list[str]]:
-    """The labelled bindings' verdicts (and, per follow-up with a rewrite, its resolution)
-    when the resolver alone runs each conversation again; the turns that changed."""
+def resolved_turns(trial: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any], Resolution]]:
+    """Each turn of the trial's conversations, in order, with its resolution when the resolver
+    alone runs the conversation again (the trial's replies as the assistant turns), on a copy
+    of the corpus's index."""
     corpus = str(trial["corpus"]["name"] if isinstance(trial["corpus"], dict) else trial["corpus"])
     work = Path(tempfile.mkdtemp(prefix="binding-replay-")) / "project"
     shutil.copytree(project_for(corpus), work)
@@ -61,25 +63,13 @@ def replay(trial: dict[str, Any]) -> tuple[Counter[str], list[str]]:
     conversations: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in trial["rows"]:
         conversations[row["conversation"]].append(row)
-    counts: Counter[str] = Counter()
-    changed: list[str] = []
     try:
         for cid, rows in conversations.items():
             history: list[Turn] = []
             for row in sorted(rows, key=lambda r: r["turn"]):
                 req = TurnRequest(message=row["message"], history=history)
                 res, _ = assistant.runner._resolve(row["message"], list(history), req)
-                new = {**row, "standalone": res.query, "bindings": dict(res.bindings)}
-                if row["labelled_binding"]:
-                    verdict = _binding(new)
-                    counts[f"binding {verdict}"] += 1
-                    if verdict != _binding(row):
-                        changed.append(
-                            f"{cid}.{row['turn']}: {_binding(row)} -> {verdict} | "
-                            f"{row['message']} | {res.query} | {dict(res.bindings)}"
-                        )
-                if row["rewrite"] and not row["check"]:
-                    counts[f"resolution {_resolution(new)}"] += 1
+                yield cid, row, res
                 history += [
                     Turn("user", row["message"], resolution=res),
                     Turn("assistant", row["reply"]),
@@ -87,6 +77,25 @@ def replay(trial: dict[str, Any]) -> tuple[Counter[str], list[str]]:
     finally:
         assistant.close()
         shutil.rmtree(work.parent, ignore_errors=True)
+
+
+def replay(trial: dict[str, Any]) -> tuple[Counter[str], list[str]]:
+    """The labelled bindings' verdicts (and, per follow-up with a rewrite, its resolution)
+    when the resolver alone runs each conversation again; the turns that changed."""
+    counts: Counter[str] = Counter()
+    changed: list[str] = []
+    for cid, row, res in resolved_turns(trial):
+        new = {**row, "standalone": res.query, "bindings": dict(res.bindings)}
+        if row["labelled_binding"]:
+            verdict = _binding(new)
+            counts[f"binding {verdict}"] += 1
+            if verdict != _binding(row):
+                changed.append(
+                    f"{cid}.{row['turn']}: {_binding(row)} -> {verdict} | "
+                    f"{row['message']} | {res.query} | {dict(res.bindings)}"
+                )
+        if row["rewrite"] and not row["check"]:
+            counts[f"resolution {_resolution(new)}"] += 1
     return counts, changed
 
 
