@@ -40,6 +40,19 @@ class Corpus:
     """Nothing is fitted on it: benches print its totals, never its turns."""
 
 
+def _held_out(name: str, folder: str, title: str) -> Corpus:
+    """A held-out corpus in bench/data/FOLDER: its per-turn report goes to the ignored
+    bench/.trials, so its turns cannot land in bench/results by accident."""
+    return Corpus(
+        name,
+        DATA / folder,
+        DATA / f"{folder}_conversations.jsonl",
+        ROOT / "bench" / ".trials" / f"{folder}_trial",
+        f"{title} (held out: nothing is fitted on them)",
+        held_out=True,
+    )
+
+
 CORPORA = {
     "clef": Corpus(
         "clef",
@@ -63,14 +76,7 @@ CORPORA = {
         "PostHog's MIT-licensed handbook pages (held out: nothing is fitted on them)",
         held_out=True,
     ),
-    "gitlab": Corpus(
-        "gitlab",
-        DATA / "gitlab_handbook",
-        DATA / "gitlab_handbook_conversations.jsonl",
-        ROOT / "bench" / ".trials" / "gitlab_handbook_trial",
-        "GitLab's handbook pages on people policy (held out: nothing is fitted on them)",
-        held_out=True,
-    ),
+    "gitlab": _held_out("gitlab", "gitlab_handbook", "GitLab's handbook pages on people policy"),
     "sourcegraph": Corpus(
         "sourcegraph",
         DATA / "sourcegraph_handbook",
@@ -78,32 +84,18 @@ CORPORA = {
         RESULTS / "sourcegraph_handbook_trial",
         "Sourcegraph's handbook pages on people and benefits policy (Apache-2.0 repository)",
     ),
-    "civicactions": Corpus(
+    "civicactions": _held_out(
         "civicactions",
-        DATA / "civicactions_handbook",
-        DATA / "civicactions_handbook_conversations.jsonl",
-        ROOT / "bench" / ".trials" / "civicactions_handbook_trial",
-        "CivicActions' guidebook pages on people policy, CC BY 4.0 (held out: nothing is fitted"
-        " on them)",
-        held_out=True,
+        "civicactions_handbook",
+        "CivicActions' guidebook pages on people policy, CC BY 4.0",
     ),
-    "fleet": Corpus(
-        "fleet",
-        DATA / "fleet_handbook",
-        DATA / "fleet_handbook_conversations.jsonl",
-        ROOT / "bench" / ".trials" / "fleet_handbook_trial",
-        "Fleet's handbook pages on workplace policy and security, MIT (held out: nothing is"
-        " fitted on them)",
-        held_out=True,
+    "fleet": _held_out(
+        "fleet", "fleet_handbook", "Fleet's handbook pages on workplace policy and security, MIT"
     ),
-    "zulip": Corpus(
+    "zulip": _held_out(
         "zulip",
-        DATA / "zulip_help",
-        DATA / "zulip_help_conversations.jsonl",
-        ROOT / "bench" / ".trials" / "zulip_help_trial",
-        "Zulip's help-center pages, product support documentation, Apache-2.0 (held out:"
-        " nothing is fitted on them)",
-        held_out=True,
+        "zulip_help",
+        "Zulip's help-center pages, product support documentation, Apache-2.0",
     ),
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
