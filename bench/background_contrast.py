@@ -12,7 +12,8 @@ TAG`), each read as the standalone query it searched. Printed per group (dev, he
 handbooks, each other held-out corpus): the AUC of "unanswerable scores higher" for the own
 best cosine (negated), the background's, the contrast (negated), and the floor's signal (the
 best dense score among the turn's hits, negated); then on dev only, the floor OR c < t
-operating curve. Held-out corpora are reported as totals only.
+operating curve, the decision replayed on every group at one threshold, and the own best
+cosine alone as the floor. Held-out corpora are reported as totals only.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/background_contrast.py --tag base --work /work/cache/bg
 """
@@ -149,6 +150,23 @@ def main() -> None:
             sum(f and not r["unanswerable"] for f, r in zip(fires, rows, strict=True)),
         )
         print(f"{group}: {before[0]} / {before[1]} -> {after[0]} / {after[1]}")
+    own_floor(rows_by_group)
+
+
+def own_floor(rows_by_group: dict[str, list[dict]]) -> None:  # type: ignore[type-arg]
+    """The own best cosine alone as the floor: the highest threshold (0.005 steps) whose dev
+    false abstentions stay at the floor's, replayed on every group."""
+    dev = rows_by_group["dev"]
+    allowed = sum(not r["unanswerable"] and r["abstained"] for r in dev)
+    grid = [round(0.2 + 0.005 * i, 3) for i in range(80)]
+    theta = max(
+        t for t in grid if sum(not r["unanswerable"] and r["own"] < t for r in dev) <= allowed
+    )
+    print(f"\nThe own best cosine < {theta} instead of the floor (caught / abstained):")
+    for group, rows in rows_by_group.items():
+        caught = sum(r["unanswerable"] and r["own"] < theta for r in rows)
+        false = sum(not r["unanswerable"] and r["own"] < theta for r in rows)
+        print(f"{group}: {caught} / {false}")
 
 
 if __name__ == "__main__":
