@@ -1,6 +1,6 @@
 """The labelled document folders bench/handbook_trial.py can run on, and how to name one.
 
-Eight are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
+Nine are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
 Handbook's policy pages (US public domain, CC0), to check that a change measured on the first
 generalises (three fixes have since been found on it, so it is only partly held out);
 PostHog's handbook pages (MIT), which no change is fitted on, kept for before/after figures
@@ -10,9 +10,10 @@ aggregate figures are reported); and Sourcegraph's handbook pages on people and 
 policy (Apache-2.0 repository), dev data like Clef and TTS: labelled before any output on
 them was seen, but their turns may be read; CivicActions' guidebook pages on people
 policy (CC BY 4.0), held out like GitLab's; Fleet's handbook pages on workplace policy
-and security (MIT), held out too; and Zulip's help-center pages (Apache-2.0), product support
-documentation rather than a handbook, held out too. Any folder of documents with labelled
-conversations beside it works the same.
+and security (MIT), held out too; Zulip's help-center pages (Apache-2.0), product support
+documentation rather than a handbook, held out too; and Read the Docs' policy pages (MIT), an
+online service's terms of service, privacy, security, DMCA and project-name policies, held
+out too. Any folder of documents with labelled conversations beside it works the same.
 """
 
 from __future__ import annotations
@@ -97,12 +98,18 @@ CORPORA = {
         "zulip_help",
         "Zulip's help-center pages, product support documentation, Apache-2.0",
     ),
+    "rtd": _held_out(
+        "rtd",
+        "rtd_policies",
+        "Read the Docs' policy pages (terms, privacy, security, DMCA, projects), MIT",
+    ),
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
-Fleet and Zulip go to the ignored bench/.trials by default, so their turns cannot land in
-bench/results by accident."""
+Fleet, Zulip and Read the Docs go to the ignored bench/.trials by default, so their turns
+cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
-"""The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip)."""
+"""The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
+Read the Docs)."""
 
 
 def held_out_trial(trial: dict[str, Any]) -> bool:

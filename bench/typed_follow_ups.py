@@ -40,6 +40,7 @@ GROUPS = {
     "dev": ("clef", "tts", "sourcegraph"),
     "held-out HR handbooks": ("posthog", "gitlab", "civicactions", "fleet"),
     "held-out Zulip help": ("zulip",),
+    "held-out Read the Docs policies": ("rtd",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

@@ -4,7 +4,8 @@ bench/handbook_trial.py judges the system against these labels; a label that nam
 file, or an `expect` string the gold files do not hold, would blame the system for the
 label's fault. Every labelled corpus is checked alike: Clef's handbook, the TTS handbook,
 PostHog's handbook, GitLab's handbook pages, Sourcegraph's handbook pages,
-CivicActions' guidebook pages, Fleet's handbook pages and Zulip's help-center pages.
+CivicActions' guidebook pages, Fleet's handbook pages, Zulip's help-center pages and Read
+the Docs' policy pages.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ CORPORA = {
     "zulip": (
         DATA / "zulip_help",
         DATA / "zulip_help_conversations.jsonl",
+    ),
+    "rtd": (
+        DATA / "rtd_policies",
+        DATA / "rtd_policies_conversations.jsonl",
     ),
 }
 """Each labelled corpus: its documents and its conversations."""
@@ -169,13 +174,14 @@ def test_trial_finds_each_corpus_and_any_folder(
 ) -> None:
     """`--corpus` names a bundled corpus or a folder; its conversations and report path follow
     from it, and a name that is neither is refused with the names it knows. The per-turn
-    reports of GitLab, CivicActions, Fleet and Zulip go to the ignored bench/.trials: they are
-    held out, and their turns must not land in bench/results by accident."""
+    reports of GitLab, CivicActions, Fleet, Zulip and Read the Docs go to the ignored
+    bench/.trials: they are held out, and their turns must not land in bench/results by
+    accident."""
     trial = _trial(monkeypatch)
     for name, (root, conversations) in CORPORA.items():
         corpus = trial.corpus_for(name)
         assert (corpus.root, corpus.conversations) == (root, conversations)
-        held_out = ("gitlab", "civicactions", "fleet", "zulip")
+        held_out = ("gitlab", "civicactions", "fleet", "zulip", "rtd")
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
     assert trial.corpus_for("clef").out.name == "handbook_trial"
