@@ -1,6 +1,6 @@
 """The labelled document folders bench/handbook_trial.py can run on, and how to name one.
 
-Nine are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
+Ten are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
 Handbook's policy pages (US public domain, CC0), to check that a change measured on the first
 generalises (three fixes have since been found on it, so it is only partly held out);
 PostHog's handbook pages (MIT), which no change is fitted on, kept for before/after figures
@@ -11,9 +11,11 @@ policy (Apache-2.0 repository), dev data like Clef and TTS: labelled before any 
 them was seen, but their turns may be read; CivicActions' guidebook pages on people
 policy (CC BY 4.0), held out like GitLab's; Fleet's handbook pages on workplace policy
 and security (MIT), held out too; Zulip's help-center pages (Apache-2.0), product support
-documentation rather than a handbook, held out too; and Read the Docs' policy pages (MIT), an
+documentation rather than a handbook, held out too; Read the Docs' policy pages (MIT), an
 online service's terms of service, privacy, security, DMCA and project-name policies, held
-out too. Any folder of documents with labelled conversations beside it works the same.
+out too; and Meltano's handbook pages on people ops and workplace policy (MIT repository),
+dev data like Sourcegraph's, written to be rich in follow-ups with several candidate
+antecedents. Any folder of documents with labelled conversations beside it works the same.
 """
 
 from __future__ import annotations
@@ -102,6 +104,13 @@ CORPORA = {
         "rtd",
         "rtd_policies",
         "Read the Docs' policy pages (terms, privacy, security, DMCA, projects), MIT",
+    ),
+    "meltano": Corpus(
+        "meltano",
+        DATA / "meltano_handbook",
+        DATA / "meltano_handbook_conversations.jsonl",
+        RESULTS / "meltano_handbook_trial",
+        "Meltano's handbook pages on people ops and workplace policy (MIT repository)",
     ),
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,

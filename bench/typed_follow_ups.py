@@ -11,8 +11,8 @@ sentence of the first three passages (MiniLM), the share of the message's conten
 earlier turns nor those passages hold; and whether the turn abstained (the floor's
 decision). Prints each signal's ROC AUC (oriented so that 1.0 = it ranks every unanswerable
 turn above every answerable one) and, for the word share, the turns abstained on at
-thresholds, by group: the dev handbooks (Clef, TTS, Sourcegraph), the four held-out HR
-handbooks together (PostHog, GitLab, CivicActions, Fleet: totals only) and the held-out
+thresholds, by group: the dev handbooks (Clef, TTS, Sourcegraph, Meltano), the four held-out
+HR handbooks together (PostHog, GitLab, CivicActions, Fleet: totals only) and the held-out
 Zulip help pages (totals only). Results: bench/results/typed_follow_ups.md.
 """
 
@@ -37,7 +37,7 @@ from tellmemore.config import Settings  # noqa: E402
 from tellmemore.index.embedders import load_embedder  # noqa: E402
 
 GROUPS = {
-    "dev": ("clef", "tts", "sourcegraph"),
+    "dev": ("clef", "tts", "sourcegraph", "meltano"),
     "held-out HR handbooks": ("posthog", "gitlab", "civicactions", "fleet"),
     "held-out Zulip help": ("zulip",),
     "held-out Read the Docs policies": ("rtd",),

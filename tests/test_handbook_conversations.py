@@ -4,8 +4,8 @@ bench/handbook_trial.py judges the system against these labels; a label that nam
 file, or an `expect` string the gold files do not hold, would blame the system for the
 label's fault. Every labelled corpus is checked alike: Clef's handbook, the TTS handbook,
 PostHog's handbook, GitLab's handbook pages, Sourcegraph's handbook pages,
-CivicActions' guidebook pages, Fleet's handbook pages, Zulip's help-center pages and Read
-the Docs' policy pages.
+CivicActions' guidebook pages, Fleet's handbook pages, Zulip's help-center pages, Read the
+Docs' policy pages and Meltano's handbook pages.
 """
 
 from __future__ import annotations
@@ -42,6 +42,10 @@ CORPORA = {
     "rtd": (
         DATA / "rtd_policies",
         DATA / "rtd_policies_conversations.jsonl",
+    ),
+    "meltano": (
+        DATA / "meltano_handbook",
+        DATA / "meltano_handbook_conversations.jsonl",
     ),
 }
 """Each labelled corpus: its documents and its conversations."""
