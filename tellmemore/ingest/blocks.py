@@ -4,7 +4,13 @@ follows the spec rather than by line patterns: a table that interrupts a paragra
 item's lazy continuation line, a Setext heading, a fence's closing marker.
 
 Each block keeps its source lines as written (the chunk text is the document's own
-Markdown); only the block boundaries come from the parse. An indented line outside a list
+Markdown); only the block boundaries come from the parse. One line is rewritten: a table's
+delimiter row, whose dashes say nothing but "a table" and cost a model token each. A
+formatter that pads every column to its widest cell (Prettier, and most editors' table
+commands) writes a 460-dash delimiter under a wide table; the chunker could then not repeat
+the header in the table's later chunks, and those chunks' vectors were mostly dashes. It is
+kept as at most `---` per cell (alignment colons kept), the same table to any Markdown
+reader. An indented line outside a list
 stays a paragraph, as before: text extracted from PDFs and HTML is often indented, and
 reading it as a code block would split prose line by line.
 """
@@ -23,6 +29,7 @@ LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+\S")
 _NUMBERED = re.compile(r"^ {0,3}\d{1,9}[.)][ \t]+\S")
 _TABLE = re.compile(r"^\s*\|")
 _QUOTE = re.compile(r"^\s{0,3}>")
+_DELIMITER_CELL = re.compile(r"^\s*(:?)-+(:?)\s*$")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"[*_`]+")
 
@@ -120,12 +127,33 @@ def parse_sections(text: str, title: str = "") -> list[Section]:
             blocks.pop()
             start = list_start
         body = "\n".join(lines[start:end]).strip("\n")
+        if kind == "table":
+            body = compact_delimiter(body)
         if body.strip():
             blocks.append(Block(kind, body))
         list_start = start if kind == "list" and body.strip() else None
     if blocks:
         sections.append(Section(path, tuple(blocks)))
     return sections
+
+
+def compact_delimiter(table: str) -> str:
+    """`table` (header row first) with its delimiter row written short: "| :--- | ---: |"
+    for "|:-------------|--------------:|" (a run of three dashes or fewer stays as it is).
+    Anything else is returned as it is."""
+    lines = table.split("\n")
+    if len(lines) < 2:
+        return table
+    row = lines[1].strip()
+    cells = row.strip("|").split("|")
+    marks = [_DELIMITER_CELL.match(c) for c in cells]
+    if not row or not all(marks):
+        return table
+    short = " | ".join(f"{m[1]}{'-' * min(3, len(m[0].strip(': ')))}{m[2]}" for m in marks if m)
+    lead = lines[1][: len(lines[1]) - len(lines[1].lstrip())]
+    lines[1] = lead + ("| " if row.startswith("|") else "") + short
+    lines[1] += " |" if row.endswith("|") else ""
+    return "\n".join(lines)
 
 
 def _inline(tokens: list[Token], at: int) -> str:

@@ -52,7 +52,7 @@ from tellmemore.ingest.sentences import split_sentences
 from tellmemore.injection import injection_flags  # one detector for ingestion and answers
 from tellmemore.types import Chunk
 
-CHUNKER_VERSION = "4"
+CHUNKER_VERSION = "5"
 """Bump when the same document would chunk differently: every document is then re-chunked."""
 
 SPECIAL_TOKENS = 2
@@ -187,7 +187,7 @@ def split_text(block: Block, budget: int, count: CountTokens) -> list[str]:
     prefix_tokens = count(prefix) if prefix else 0
     room = budget - prefix_tokens
     if room < max(8, budget // 4):  # a table header too wide to repeat: keep it once, first
-        units = [prefix.rstrip("\n"), *units]
+        units = [*prefix.rstrip("\n").split("\n"), *units]  # row by row, never cut as one
         prefix, room = "", budget
     pieces: list[str] = []
     current: list[str] = []

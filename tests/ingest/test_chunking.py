@@ -133,6 +133,56 @@ def test_an_over_long_table_is_split_by_rows_with_its_header_repeated() -> None:
     assert seen == rows.split("\n")  # every row once, in order, none cut
 
 
+def test_a_padded_table_keeps_its_header_in_every_chunk() -> None:
+    """A formatter pads each column to its widest cell and draws the delimiter as wide; its
+    dashes cost a token each. The delimiter is kept short, so the header still repeats."""
+    width = 60
+    header = f"| {'Item'.ljust(width)} | {'Price'.ljust(width)} | {'Why'.ljust(width)} |"
+    delimiter = f"|{'-' * (width + 2)}|{'-' * (width + 1)}:|:{'-' * (width + 1)}|"
+    rows = [
+        f"| {f'Item {i}'.ljust(width)} | {f'${i}0'.ljust(width)} | {'needed daily'.ljust(width)} |"
+        for i in range(30)
+    ]
+    text = "## Hardware\n\n" + "\n".join([header, delimiter, *rows]) + "\n"
+    chunks = chunk_document(doc(text), max_tokens=80, count_tokens=words)
+    assert len(chunks) > 3
+    seen = []
+    for c in chunks:
+        assert words(c.text) <= 80
+        lines = c.text.split("\n")
+        assert lines[2:4] == [header, "| --- | ---: | :--- |"]
+        seen.extend(lines[4:])
+    assert seen == rows  # every row once, in order, none cut
+
+
+@pytest.mark.parametrize(
+    ("table", "short"),
+    [
+        ("| A | B | C |\n|:------|-----:|:----:|\n| 1 | 2 | 3 |", "| :--- | ---: | :---: |"),
+        ("A | B\n------ | ------\n1 | 2", "--- | ---"),
+        ("| A | B |\n| - | -- |\n| 1 | 2 |", "| - | -- |"),
+    ],
+)
+def test_a_table_delimiter_is_written_short_with_its_alignment(table: str, short: str) -> None:
+    (section,) = parse_sections(f"## T\n\n{table}\n")
+    (block,) = section.blocks
+    assert block.kind == "table"
+    assert block.text.split("\n")[1] == short
+    assert block.text.split("\n")[::2] == table.split("\n")[::2]  # the rows as written
+
+
+def test_a_header_too_wide_to_repeat_is_kept_once_row_by_row() -> None:
+    header = "| " + " | ".join(f"column {i} of the wide header" for i in range(8)) + " |"
+    delimiter = "| " + " | ".join(["---"] * 8) + " |"
+    rows = ["| " + " | ".join(f"r{r}c{i}" for i in range(8)) + " |" for r in range(20)]
+    text = "## Wide\n\n" + "\n".join([header, delimiter, *rows]) + "\n"
+    chunks = chunk_document(doc(text), max_tokens=60, count_tokens=words)
+    body = [line for c in chunks for line in c.text.split("\n")[2:]]
+    assert body.count(delimiter) == 1  # the delimiter is never cut or mixed with header cells
+    assert all(words(c.text) <= 60 for c in chunks)
+    assert [line for line in body if line.startswith("| r")] == rows
+
+
 def test_an_over_long_paragraph_is_split_by_sentences_and_nothing_is_lost() -> None:
     sentences = [f"Sentence number {i} talks about tunnels and routes." for i in range(60)]
     chunks = chunk_document(
