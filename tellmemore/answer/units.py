@@ -96,7 +96,8 @@ def units(text: str, header: str | None = None) -> list[Unit]:
                 table_header = cells  # a header row is not a fact on its own
             else:
                 pairs = zip(table_header, cells, strict=False)
-                row_text = "; ".join(f"{h}: {c}" if h else c for h, c in pairs if c) + "."
+                row_text = "; ".join(f"{h}: {c}" if h else c for h, c in pairs if c)
+                row_text += "" if row_text.endswith((".", "!", "?")) else "."
                 blocks.append((row_text, True, True, False, cells[0] if cells else "", 0))
             continue
         if LIST_MARKER.match(line):

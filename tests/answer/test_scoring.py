@@ -180,3 +180,17 @@ def test_the_sentence_that_answers_outranks_the_opening_of_the_top_passage(minil
     best = max(scored, key=lambda s: s[0])
     assert "accrue 2 hours of sick leave" in best[3]
     assert (best[1], best[2]) == (1, 2)
+
+
+def test_a_table_row_reads_as_one_sentence_with_one_full_stop() -> None:
+    """A row is quoted as "Header: cell; ...". A last cell that ends its own sentence gets no
+    second full stop ("... sitting or standing.." was what a user read)."""
+    table = (
+        "| Item | Price | Why |\n| --- | --- | --- |\n"
+        "| Desk | $500 | We sit or stand at it. |\n| Chair | $400 | Comfort |"
+    )
+    rows = [u.text for u in units(table) if u.row]
+    assert rows == [
+        "Item: Desk; Price: $500; Why: We sit or stand at it.",
+        "Item: Chair; Price: $400; Why: Comfort.",
+    ]
