@@ -95,6 +95,11 @@ def rebuild_ellipsis(
         if typed_fragment is None and ellipsis.kind is EllipsisKind.SUBJECT:
             return Resolution(query=ellipsis.fragment, passes=(NAME,))
         return Resolution(query=message)
+    if asks_after_comma(ellipsis.fragment):
+        # "and if I drive instead, what's the mileage rate?", "and a 401k, do I get one
+        # over here?": the fragment asks a question of its own after the comma; spliced
+        # into the previous question it made two questions in one
+        return Resolution(query=message)
     opener = ellipsis.opener.strip().lower()
     if opener == "what if" and len(content_words(ellipsis.fragment)) >= 2:
         # "what if I lose the bike?" brings a clause of its own: carrying the last
@@ -137,6 +142,14 @@ def adjunct_clause(fragment: str) -> bool:
 
 
 _CONDITIONS = lexicon.words("conditions")
+_ASKING = lexicon.words("question_words") | lexicon.words("auxiliaries")
+
+
+def asks_after_comma(fragment: str) -> bool:
+    """A clause after a comma that opens as a question does ("what's ...", "do I ...")."""
+    _, comma, rest = fragment.partition(",")
+    toks = tokenize(rest) if comma else []
+    return len(toks) >= 2 and toks[0].low.split("'")[0] in _ASKING
 
 
 def sibling_in(st: RunState, base: str, fragment: str) -> str | None:
