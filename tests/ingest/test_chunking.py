@@ -16,6 +16,7 @@ from tellmemore.ingest.chunking import (
     parse_sections,
 )
 from tellmemore.ingest.loaders.base import Document
+from tellmemore.types import Chunk
 
 
 def words(text: str) -> int:
@@ -123,14 +124,21 @@ def test_an_over_long_table_is_split_by_rows_with_its_header_repeated() -> None:
     rows = "\n".join(f"| Plan {i} | CODE-{i} | ${i}0 |" for i in range(40))
     text = f"## Prices\n\n| Plan | Code | Price |\n| --- | --- | --- |\n{rows}\n"
     chunks = chunk_document(doc(text), max_tokens=64, count_tokens=words)
+    head = ["| Plan | Code | Price |", "| --- | --- | --- |"]
+    assert rows_under_repeated_header(chunks, 64, head) == rows.split("\n")
+
+
+def rows_under_repeated_header(chunks: list[Chunk], budget: int, head: list[str]) -> list[str]:
+    """The rows of a table split over several chunks, each chunk checked to fit `budget`
+    and to open with the table's header `head` after the chunk's own header."""
     assert len(chunks) > 3
     seen = []
     for c in chunks:
-        assert words(c.text) <= 64
+        assert words(c.text) <= budget
         lines = c.text.split("\n")
-        assert lines[2:4] == ["| Plan | Code | Price |", "| --- | --- | --- |"]
-        seen.extend(line for line in lines[4:])
-    assert seen == rows.split("\n")  # every row once, in order, none cut
+        assert lines[2:4] == head
+        seen.extend(lines[4:])
+    return seen  # every row once, in order, none cut, when it equals the table's rows
 
 
 def test_a_padded_table_keeps_its_header_in_every_chunk() -> None:
@@ -145,14 +153,7 @@ def test_a_padded_table_keeps_its_header_in_every_chunk() -> None:
     ]
     text = "## Hardware\n\n" + "\n".join([header, delimiter, *rows]) + "\n"
     chunks = chunk_document(doc(text), max_tokens=80, count_tokens=words)
-    assert len(chunks) > 3
-    seen = []
-    for c in chunks:
-        assert words(c.text) <= 80
-        lines = c.text.split("\n")
-        assert lines[2:4] == [header, "| --- | ---: | :--- |"]
-        seen.extend(lines[4:])
-    assert seen == rows  # every row once, in order, none cut
+    assert rows_under_repeated_header(chunks, 80, [header, "| --- | ---: | :--- |"]) == rows
 
 
 @pytest.mark.parametrize(
