@@ -4,15 +4,16 @@ follows the spec rather than by line patterns: a table that interrupts a paragra
 item's lazy continuation line, a Setext heading, a fence's closing marker.
 
 Each block keeps its source lines as written (the chunk text is the document's own
-Markdown); only the block boundaries come from the parse. One line is rewritten: a table's
-delimiter row, whose dashes say nothing but "a table" and cost a model token each. A
-formatter that pads every column to its widest cell (Prettier, and most editors' table
-commands) writes a 460-dash delimiter under a wide table; the chunker could then not repeat
-the header in the table's later chunks, and those chunks' vectors were mostly dashes. It is
-kept as at most `---` per cell (alignment colons kept), the same table to any Markdown
-reader. An indented line outside a list
+Markdown); only the block boundaries come from the parse. An indented line outside a list
 stays a paragraph, as before: text extracted from PDFs and HTML is often indented, and
 reading it as a code block would split prose line by line.
+
+One line is rewritten: a table's delimiter row, whose dashes say nothing but "a table" and
+cost a model token each. A formatter that pads every column to its widest cell (Prettier,
+and most editors' table commands) writes a 460-dash delimiter under a wide table; the
+chunker could then not repeat the header in the table's later chunks, and those chunks'
+vectors were mostly dashes. It is kept as at most `---` per cell (alignment colons kept),
+the same table to any Markdown reader.
 """
 
 from __future__ import annotations
