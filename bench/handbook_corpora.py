@@ -1,6 +1,6 @@
 """The labelled document folders bench/handbook_trial.py can run on, and how to name one.
 
-Ten are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
+Eleven are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
 Handbook's policy pages (US public domain, CC0), to check that a change measured on the first
 generalises (three fixes have since been found on it, so it is only partly held out);
 PostHog's handbook pages (MIT), which no change is fitted on, kept for before/after figures
@@ -13,9 +13,12 @@ policy (CC BY 4.0), held out like GitLab's; Fleet's handbook pages on workplace 
 and security (MIT), held out too; Zulip's help-center pages (Apache-2.0), product support
 documentation rather than a handbook, held out too; Read the Docs' policy pages (MIT), an
 online service's terms of service, privacy, security, DMCA and project-name policies, held
-out too; and Meltano's handbook pages on people ops and workplace policy (MIT repository),
+out too; Meltano's handbook pages on people ops and workplace policy (MIT repository),
 dev data like Sourcegraph's, written to be rich in follow-ups with several candidate
-antecedents. Any folder of documents with labelled conversations beside it works the same.
+antecedents; and the Kubernetes community's governance and contributor policies (CC BY 4.0:
+membership roles, the CLA, the Code of Conduct Committee, security reporting, Slack and Zoom
+rules), an open-source project's governance rather than a handbook, held out too. Any folder
+of documents with labelled conversations beside it works the same.
 """
 
 from __future__ import annotations
@@ -105,6 +108,11 @@ CORPORA = {
         "rtd_policies",
         "Read the Docs' policy pages (terms, privacy, security, DMCA, projects), MIT",
     ),
+    "k8s": _held_out(
+        "k8s",
+        "k8s_community",
+        "the Kubernetes community's governance and contributor policies, CC BY 4.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -114,11 +122,11 @@ CORPORA = {
     ),
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
-Fleet, Zulip and Read the Docs go to the ignored bench/.trials by default, so their turns
-cannot land in bench/results by accident."""
+Fleet, Zulip, Read the Docs and Kubernetes go to the ignored bench/.trials by default, so their
+turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
-Read the Docs)."""
+Read the Docs, Kubernetes)."""
 
 
 def held_out_trial(trial: dict[str, Any]) -> bool:
