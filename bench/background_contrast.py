@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from handbook_corpora import CORPORA
 from handbook_trial import copy_corpus
+from typed_follow_ups import auc
 
 from tellmemore.assistant import Assistant
 from tellmemore.config import Settings
@@ -54,14 +55,6 @@ def chunk_vectors(work: Path, name: str) -> np.ndarray:
     with sqlite3.connect(folder / "project" / "index.db") as db:
         blobs = db.execute("select vector from chunks").fetchall()
     return np.stack([np.frombuffer(b, dtype=np.float32) for (b,) in blobs])
-
-
-def auc(positive: list[float], negative: list[float]) -> float:
-    """P(a positive scores above a negative), ties half."""
-    if not positive or not negative:
-        return float("nan")
-    p, n = np.asarray(positive)[:, None], np.asarray(negative)[None, :]
-    return float((p > n).mean() + 0.5 * (p == n).mean())
 
 
 def scored_rows(tag: str, name: str, vectors: dict[str, np.ndarray], embedder: Any) -> list[dict]:  # type: ignore[type-arg]

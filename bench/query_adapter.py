@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from tellmemore.eval.measures import score_turns
 from tellmemore.index.embedders import SentenceTransformerEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,11 +63,6 @@ def ranked_passages(query: np.ndarray, vectors: np.ndarray, docs: np.ndarray) ->
     return out
 
 
-def ndcg5(ranked: list[str], gold: list[str]) -> float:
-    dcg = sum(1 / math.log2(i + 2) for i, p in enumerate(ranked) if p in set(gold))
-    return dcg / sum(1 / math.log2(i + 2) for i in range(min(5, len(gold))))
-
-
 def adapted(queries: np.ndarray, w: np.ndarray | None) -> np.ndarray:
     if w is None:
         return queries
@@ -76,11 +71,13 @@ def adapted(queries: np.ndarray, w: np.ndarray | None) -> np.ndarray:
 
 
 def mean_ndcg(queries: np.ndarray, turns: list[dict[str, Any]], corpus: dict[str, Any]) -> float:
-    scores = [
-        ndcg5(ranked_passages(q, corpus["vectors"], corpus["docs"]), t["gold"])
-        for q, t in zip(queries, turns, strict=True)
-    ]
-    return float(np.mean(scores))
+    """Mean nDCG@5 over `turns`, measured as `tellmemore eval` measures it."""
+    gold = {str(i): t["gold"] for i, t in enumerate(turns)}
+    ranked = {
+        str(i): ranked_passages(q, corpus["vectors"], corpus["docs"]) for i, q in enumerate(queries)
+    }
+    per_turn = score_turns(gold, ranked, ["nDCG@5"])
+    return float(np.mean([v["nDCG@5"] for v in per_turn.values()]))
 
 
 def training_triples(corpus: dict[str, Any], queries: np.ndarray) -> list[tuple[Any, Any, Any]]:
