@@ -4,6 +4,8 @@ include escalation?"), keeping every other character of it."""
 
 from __future__ import annotations
 
+import re
+
 from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import PREDICATES, Phrase, Salience, phrases
@@ -118,8 +120,8 @@ def _people_for_the_asker(base: str, fragment: str) -> str | None:
     head = toks[-1].low
     if head not in _PEOPLE and not (head.endswith(_PEOPLE_ENDINGS) and len(head) > 5):
         return None
-    asker = list(_ASKER.finditer(base))
-    if len(asker) != 1:
+    asker = _asked_subject(base)
+    if asker is None:
         return None
     am = _AM.search(base)
     if am is not None:  # "am I eligible?" -> "are contractors eligible?"
@@ -128,8 +130,26 @@ def _people_for_the_asker(base: str, fragment: str) -> str | None:
             f"{first} {fragment}" if am.group(0).lower().startswith("am") else (f"{fragment} are")
         )
         return base[: am.start()] + swapped + base[am.end() :]
-    m = asker[0]
-    return base[: m.start()] + fragment + base[m.end() :]
+    return base[: asker.start()] + fragment + base[asker.end() :]
+
+
+def _asked_subject(base: str) -> re.Match[str] | None:
+    """The asker the question asks about: the only "I" or "we" of `base`, or of several the
+    only one right after an auxiliary, the subject of the question itself ("I joined 2
+    months ago, do I qualify?": the second "I"; the first tells the situation)."""
+    asker = list(_ASKER.finditer(base))
+    if len(asker) == 1:
+        return asker[0]
+    asked = [m for m in asker if _after_auxiliary(base, m.start())]
+    return asked[0] if len(asked) == 1 else None
+
+
+def _after_auxiliary(text: str, at: int) -> bool:
+    words = text[:at].split()
+    return bool(words) and words[-1].lower() in _AUXILIARIES
+
+
+_AUXILIARIES = lexicon.words("auxiliaries")
 
 
 _ENDS_IN_ONE = lexicon.pattern("ends_in_one")
