@@ -19,6 +19,10 @@ antecedents; and the Kubernetes community's governance and contributor policies 
 membership roles, the CLA, the Code of Conduct Committee, security reporting, Slack and Zoom
 rules), an open-source project's governance rather than a handbook, held out too. Any folder
 of documents with labelled conversations beside it works the same.
+
+A thirteenth, held out too: Supabase's platform documentation on billing, usage and accounts
+(Apache-2.0: plans and quotas, invoices, credits, the Spend Cap, project pausing, backups,
+transfers, MFA and SSO), a hosted developer platform's support pages.
 """
 
 from __future__ import annotations
@@ -113,6 +117,11 @@ CORPORA = {
         "k8s_community",
         "the Kubernetes community's governance and contributor policies, CC BY 4.0",
     ),
+    "supabase": _held_out(
+        "supabase",
+        "supabase_help",
+        "Supabase's platform documentation on billing, usage and accounts, Apache-2.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -122,11 +131,11 @@ CORPORA = {
     ),
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
-Fleet, Zulip, Read the Docs and Kubernetes go to the ignored bench/.trials by default, so their
-turns cannot land in bench/results by accident."""
+Fleet, Zulip, Read the Docs, Kubernetes and Supabase go to the ignored bench/.trials by default,
+so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
-Read the Docs, Kubernetes)."""
+Read the Docs, Kubernetes, Supabase)."""
 
 
 def held_out_trial(trial: dict[str, Any]) -> bool:
