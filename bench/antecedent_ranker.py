@@ -52,7 +52,17 @@ from tellmemore.index.embedders import load_embedder  # noqa: E402
 MTRAG = Path("/work/shared/bench/mtrag")
 DOMAINS = ("clapnq", "cloud", "govt")
 DEV = ("clef", "tts", "sourcegraph", "meltano")
-HELD_OUT = ("posthog", "gitlab", "civicactions", "fleet", "zulip", "rtd", "k8s", "supabase")
+HELD_OUT = (
+    "posthog",
+    "gitlab",
+    "civicactions",
+    "fleet",
+    "zulip",
+    "rtd",
+    "k8s",
+    "hypha",
+    "supabase",
+)
 FEATURES = ("salience_gap", "fit_gap", "salience_rank", "user", "turns_back", "words")
 
 

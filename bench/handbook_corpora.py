@@ -1,6 +1,6 @@
 """The labelled document folders bench/handbook_trial.py can run on, and how to name one.
 
-Eleven are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
+Twelve are bundled: Clef's employee handbook (MIT), on which fixes have been fitted; the TTS
 Handbook's policy pages (US public domain, CC0), to check that a change measured on the first
 generalises (three fixes have since been found on it, so it is only partly held out);
 PostHog's handbook pages (MIT), which no change is fitted on, kept for before/after figures
@@ -15,10 +15,13 @@ documentation rather than a handbook, held out too; Read the Docs' policy pages 
 online service's terms of service, privacy, security, DMCA and project-name policies, held
 out too; Meltano's handbook pages on people ops and workplace policy (MIT repository),
 dev data like Sourcegraph's, written to be rich in follow-ups with several candidate
-antecedents; and the Kubernetes community's governance and contributor policies (CC BY 4.0:
+antecedents; the Kubernetes community's governance and contributor policies (CC BY 4.0:
 membership roles, the CLA, the Code of Conduct Committee, security reporting, Slack and Zoom
-rules), an open-source project's governance rather than a handbook, held out too. Any folder
-of documents with labelled conversations beside it works the same.
+rules), an open-source project's governance rather than a handbook, held out too; and Hypha
+Worker Co-operative's handbook pages on people policy (CC BY-SA 4.0: leave, parental leave,
+salary and reviews, expenses, payroll, disconnecting, harassment, conflicts of interest,
+membership), held out too. Any folder of documents with labelled conversations beside it works
+the same.
 
 A thirteenth, held out too: Supabase's platform documentation on billing, usage and accounts
 (Apache-2.0: plans and quotas, invoices, credits, the Spend Cap, project pausing, backups,
@@ -117,6 +120,11 @@ CORPORA = {
         "k8s_community",
         "the Kubernetes community's governance and contributor policies, CC BY 4.0",
     ),
+    "hypha": _held_out(
+        "hypha",
+        "hypha_handbook",
+        "Hypha Worker Co-operative's handbook pages on people policy, CC BY-SA 4.0",
+    ),
     "supabase": _held_out(
         "supabase",
         "supabase_help",
@@ -131,11 +139,11 @@ CORPORA = {
     ),
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
-Fleet, Zulip, Read the Docs, Kubernetes and Supabase go to the ignored bench/.trials by default,
-so their turns cannot land in bench/results by accident."""
+Fleet, Zulip, Read the Docs, Kubernetes, Hypha and Supabase go to the ignored bench/.trials by
+default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
-Read the Docs, Kubernetes, Supabase)."""
+Read the Docs, Kubernetes, Hypha, Supabase)."""
 
 
 def held_out_trial(trial: dict[str, Any]) -> bool:

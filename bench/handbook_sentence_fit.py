@@ -56,7 +56,17 @@ from tellmemore.injection import quotable  # noqa: E402
 from tellmemore.types import Hit  # noqa: E402
 
 DEV = ("clef", "tts", "sourcegraph", "meltano")
-HELD_OUT = ("posthog", "gitlab", "civicactions", "fleet", "zulip", "rtd", "k8s", "supabase")
+HELD_OUT = (
+    "posthog",
+    "gitlab",
+    "civicactions",
+    "fleet",
+    "zulip",
+    "rtd",
+    "k8s",
+    "hypha",
+    "supabase",
+)
 
 
 @dataclass

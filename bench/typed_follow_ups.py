@@ -42,6 +42,7 @@ GROUPS = {
     "held-out Zulip help": ("zulip",),
     "held-out Read the Docs policies": ("rtd",),
     "held-out Kubernetes governance policies": ("k8s",),
+    "held-out Hypha co-op handbook": ("hypha",),
     "held-out Supabase help": ("supabase",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
