@@ -31,9 +31,9 @@ def ingest_command(
     project: ProjectOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Ingest Markdown, text, HTML, PDF, Word (.docx), OpenDocument (.odt), PowerPoint (.pptx),
-    reStructuredText (.rst) and JSONL files. Safe to rerun: unchanged content is not
-    re-embedded, and a killed run resumes where it stopped."""
+    """Ingest Markdown and MDX, text, HTML, PDF, Word (.docx), OpenDocument (.odt),
+    PowerPoint (.pptx), reStructuredText (.rst) and JSONL files. Safe to rerun: unchanged
+    content is not re-embedded, and a killed run resumes where it stopped."""
     from tellmemore.cli.common import utf8_id
 
     utf8_id(tenant, "--tenant")

@@ -455,3 +455,28 @@ def test_html_tables_in_markdown_become_rows_no_chunk_cuts(tmp_path: Path) -> No
     rows = [line for c in chunks for line in c.text.splitlines() if line.startswith("- ")]
     assert "- Labor Day: First Monday in September" in rows
     assert all(": " in row for row in rows)  # every row whole: its day and its date
+
+
+def test_mdx_pages_load_as_markdown_without_their_module_lines(tmp_path: Path) -> None:
+    """Docusaurus, Nextra and Mintlify sites write their pages in MDX: Markdown with ES
+    module lines and JSX components. An .mdx file was refused as an unsupported format.
+    Its import/export statements (one line or several) are code and are dropped; the
+    components stay as written, like inline HTML; prose that merely starts a wrapped line
+    with "import" and code in fences are kept."""
+    body = (
+        "---\ntitle: Billing FAQ\n---\n"
+        "import Price from '@site/src/components/Price'\n"
+        "import {\n  Tabs,\n  TabItem,\n} from '@theme/Tabs'\n"
+        "export const meta = { sidebar: true }\n\n"
+        "# Billing FAQ\n\n"
+        'The Pro plan costs <Price price="25" /> a month. You can\n'
+        "import your usage report from the dashboard.\n\n"
+        '```js\nimport x from "y"\n```\n'
+    )
+    assert ".mdx" in supported_extensions()
+    [doc] = load_path(write(tmp_path / "billing.mdx", body))
+    assert doc.title == "Billing FAQ" and doc.format == "markdown"
+    for gone in ("@site", "TabItem", "@theme", "export const"):
+        assert gone not in doc.text
+    assert 'The Pro plan costs <Price price="25" /> a month. You can\nimport your usage' in doc.text
+    assert '```js\nimport x from "y"\n```' in doc.text

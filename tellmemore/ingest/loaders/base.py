@@ -170,6 +170,7 @@ def _ensure_builtin() -> None:
 
         for module in (markdown, text, html, pdf, docx, odt, pptx, rst, jsonl):
             register(module.LOADER)
+        register(markdown.MDX_LOADER)
 
 
 def text_too_long(where: str, limit: int) -> LoaderError:

@@ -1,5 +1,9 @@
 """Markdown files, natively: optional front matter, title from it, else the first H1, else the stem.
 
+MDX (Docusaurus, Nextra, Mintlify) is Markdown with ES module lines and JSX components: its
+`import`/`export` lines are dropped (code, never prose); components stay as written, like
+inline HTML, so the text inside them is indexed.
+
 Front matter is the common `---` block of `key: value` lines. `title`, `version`
 and `url` become Document fields; every other key is kept in `metadata`
 (values as strings; no YAML dependency for a handful of scalars).
@@ -8,6 +12,7 @@ and `url` become Document fields; every other key is kept in `metadata`
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import ClassVar
 
 from tellmemore.errors import LoaderError
@@ -120,4 +125,54 @@ class MarkdownLoader:
         return LoadResult((document_from_text(source, format=self.format),))
 
 
+class MdxLoader:
+    format: ClassVar[str] = "markdown"
+    extensions: ClassVar[tuple[str, ...]] = (".mdx",)
+    binary: ClassVar[bool] = False
+    streaming: ClassVar[bool] = False
+
+    def load(self, source: Source) -> LoadResult:
+        _, body = split_front_matter(source.text)
+        head = source.text[: len(source.text) - len(body)]  # the front matter, kept to read
+        shaped = replace(source, text=head + without_esm(body))
+        return LoadResult((document_from_text(shaped, format=self.format),))
+
+
+_ESM_START = re.compile(r"^(?:import|export)\b")
+_ESM_END = re.compile(r"(?:;|\bfrom\s+['\"][^'\"]+['\"]|^\s*['\"][^'\"]+['\"])\s*;?\s*$")
+
+
+def without_esm(text: str) -> str:
+    """MDX text without its top-level `import ... from "x"` and `export ...` statements
+    (outside code fences; a statement may run over several lines until it ends)."""
+    out: list[str] = []
+    fenced = False
+    statement = ""
+    block_start = True  # MDX reads ESM only where a block starts ("...you can\nimport ...")
+    for line in text.splitlines(keepends=True):
+        if _FENCE.match(line):
+            fenced = not fenced
+        esm = statement or (block_start and _ESM_START.match(line))
+        block_start = not line.strip() or bool(esm)
+        if fenced or not esm:
+            out.append(line)
+            continue
+        statement += line
+        if _statement_ends(statement):
+            statement = ""
+    return "".join(out)
+
+
+def _statement_ends(statement: str) -> bool:
+    """An import/export statement read so far is complete: its last line names its module
+    (`from "x"`) or ends in ";", or its brackets are balanced and its last line does not
+    ask for more (a trailing "=", "," or opening bracket)."""
+    last = statement.rstrip().rsplit("\n", 1)[-1].strip()
+    if _ESM_END.search(last):
+        return True
+    balanced = all(statement.count(o) <= statement.count(c) for o, c in ("{}", "()", "[]"))
+    return balanced and not last.endswith(("=", ",", "{", "(", "["))
+
+
 LOADER = MarkdownLoader()
+MDX_LOADER = MdxLoader()
