@@ -62,6 +62,7 @@ HELD_OUT = (
     "k8s",
     "hypha",
     "supabase",
+    "tuist",
 )
 FEATURES = ("salience_gap", "fit_gap", "salience_rank", "user", "turns_back", "words")
 

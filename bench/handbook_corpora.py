@@ -26,6 +26,11 @@ the same.
 A thirteenth, held out too: Supabase's platform documentation on billing, usage and accounts
 (Apache-2.0: plans and quotas, invoices, credits, the Spend Cap, project pausing, backups,
 transfers, MFA and SSO), a hosted developer platform's support pages.
+
+A fourteenth, held out too: Tuist's information security policies for staff (MIT: acceptable
+use, devices, remote work, access requests and offboarding, passwords, data classification,
+USB and cloud storage, incident reporting, suppliers, continuity, vulnerability fixes), an
+organisation's internal IT and security policies.
 """
 
 from __future__ import annotations
@@ -130,6 +135,11 @@ CORPORA = {
         "supabase_help",
         "Supabase's platform documentation on billing, usage and accounts, Apache-2.0",
     ),
+    "tuist": _held_out(
+        "tuist",
+        "tuist_it_policies",
+        "Tuist's information security policies for staff, MIT",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -139,11 +149,11 @@ CORPORA = {
     ),
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
-Fleet, Zulip, Read the Docs, Kubernetes, Hypha and Supabase go to the ignored bench/.trials by
-default, so their turns cannot land in bench/results by accident."""
+Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase and Tuist go to the ignored
+bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
-Read the Docs, Kubernetes, Hypha, Supabase)."""
+Read the Docs, Kubernetes, Hypha, Supabase, Tuist)."""
 
 
 def held_out_trial(trial: dict[str, Any]) -> bool:

@@ -66,6 +66,7 @@ HELD_OUT = (
     "k8s",
     "hypha",
     "supabase",
+    "tuist",
 )
 
 

@@ -55,6 +55,10 @@ CORPORA = {
         DATA / "hypha_handbook",
         DATA / "hypha_handbook_conversations.jsonl",
     ),
+    "tuist": (
+        DATA / "tuist_it_policies",
+        DATA / "tuist_it_policies_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -197,7 +201,17 @@ def test_trial_finds_each_corpus_and_any_folder(
     for name, (root, conversations) in CORPORA.items():
         corpus = trial.corpus_for(name)
         assert (corpus.root, corpus.conversations) == (root, conversations)
-        held_out = ("gitlab", "civicactions", "fleet", "zulip", "rtd", "k8s", "hypha", "supabase")
+        held_out = (
+            "gitlab",
+            "civicactions",
+            "fleet",
+            "zulip",
+            "rtd",
+            "k8s",
+            "hypha",
+            "supabase",
+            "tuist",
+        )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
     assert trial.corpus_for("clef").out.name == "handbook_trial"
