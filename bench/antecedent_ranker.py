@@ -63,6 +63,7 @@ HELD_OUT = (
     "hypha",
     "supabase",
     "tuist",
+    "nextcloud",
 )
 FEATURES = ("salience_gap", "fit_gap", "salience_rank", "user", "turns_back", "words")
 

@@ -31,6 +31,10 @@ A fourteenth, held out too: Tuist's information security policies for staff (MIT
 use, devices, remote work, access requests and offboarding, passwords, data classification,
 USB and cloud storage, incident reporting, suppliers, continuity, vulnerability fixes), an
 organisation's internal IT and security policies.
+
+A fifteenth, held out too: the Nextcloud User Manual's end-user help pages (CC BY 3.0: quota,
+trash bin and versions, sharing, encryption, two-factor authentication, the desktop sync
+client, activity notifications, Calendar, Talk), a self-hosted application's user guide.
 """
 
 from __future__ import annotations
@@ -140,6 +144,11 @@ CORPORA = {
         "tuist_it_policies",
         "Tuist's information security policies for staff, MIT",
     ),
+    "nextcloud": _held_out(
+        "nextcloud",
+        "nextcloud_help",
+        "the Nextcloud User Manual's end-user help pages, CC BY 3.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -149,11 +158,12 @@ CORPORA = {
     ),
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
-Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase and Tuist go to the ignored
-bench/.trials by default, so their turns cannot land in bench/results by accident."""
+Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist and Nextcloud go to the
+ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
-Read the Docs, Kubernetes, Hypha, Supabase, Tuist)."""
+Read the Docs, Kubernetes, Hypha, Supabase, Tuist,
+Nextcloud)."""
 
 
 def held_out_trial(trial: dict[str, Any]) -> bool:

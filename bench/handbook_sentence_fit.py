@@ -67,6 +67,7 @@ HELD_OUT = (
     "hypha",
     "supabase",
     "tuist",
+    "nextcloud",
 )
 
 

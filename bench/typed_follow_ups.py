@@ -45,6 +45,7 @@ GROUPS = {
     "held-out Hypha co-op handbook": ("hypha",),
     "held-out Supabase help": ("supabase",),
     "held-out Tuist IT policies": ("tuist",),
+    "held-out Nextcloud user manual": ("nextcloud",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

@@ -59,6 +59,10 @@ CORPORA = {
         DATA / "tuist_it_policies",
         DATA / "tuist_it_policies_conversations.jsonl",
     ),
+    "nextcloud": (
+        DATA / "nextcloud_help",
+        DATA / "nextcloud_help_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -211,6 +215,7 @@ def test_trial_finds_each_corpus_and_any_folder(
             "hypha",
             "supabase",
             "tuist",
+            "nextcloud",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
