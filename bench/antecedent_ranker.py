@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from binding_replay import resolved_turns  # noqa: E402
+from handbook_corpora import DEV_NAMES, HELD_OUT_NAMES  # noqa: E402
 from handbook_trial import _tokens  # noqa: E402
 
 import tellmemore.conversation.passes.bind as bind  # noqa: E402
@@ -51,20 +52,7 @@ from tellmemore.index.embedders import load_embedder  # noqa: E402
 
 MTRAG = Path("/work/shared/bench/mtrag")
 DOMAINS = ("clapnq", "cloud", "govt")
-DEV = ("clef", "tts", "sourcegraph", "meltano")
-HELD_OUT = (
-    "posthog",
-    "gitlab",
-    "civicactions",
-    "fleet",
-    "zulip",
-    "rtd",
-    "k8s",
-    "hypha",
-    "supabase",
-    "tuist",
-    "nextcloud",
-)
+DEV, HELD_OUT = DEV_NAMES, HELD_OUT_NAMES
 FEATURES = ("salience_gap", "fit_gap", "salience_rank", "user", "turns_back", "words")
 
 

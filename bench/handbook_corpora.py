@@ -164,6 +164,10 @@ HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
 Read the Docs, Kubernetes, Hypha, Supabase, Tuist,
 Nextcloud)."""
+HELD_OUT_NAMES = tuple(name for name, c in CORPORA.items() if c.held_out)
+"""The held-out corpora in the order they were added: what the benches fit nothing on."""
+DEV_NAMES = tuple(name for name, c in CORPORA.items() if not c.held_out)
+"""The development corpora (Clef, TTS, Sourcegraph, Meltano): their turns may be read."""
 
 
 def held_out_trial(trial: dict[str, Any]) -> bool:

@@ -42,7 +42,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from handbook_corpora import corpus_for  # noqa: E402
+from handbook_corpora import DEV_NAMES, HELD_OUT_NAMES, corpus_for  # noqa: E402
 from handbook_sentences import _holds, labelled_queries  # noqa: E402
 from handbook_trial import copy_corpus  # noqa: E402
 
@@ -55,20 +55,7 @@ from tellmemore.index.embedders import load_embedder  # noqa: E402
 from tellmemore.injection import quotable  # noqa: E402
 from tellmemore.types import Hit  # noqa: E402
 
-DEV = ("clef", "tts", "sourcegraph", "meltano")
-HELD_OUT = (
-    "posthog",
-    "gitlab",
-    "civicactions",
-    "fleet",
-    "zulip",
-    "rtd",
-    "k8s",
-    "hypha",
-    "supabase",
-    "tuist",
-    "nextcloud",
-)
+DEV, HELD_OUT = DEV_NAMES, HELD_OUT_NAMES
 
 
 @dataclass
