@@ -236,3 +236,36 @@ def test_an_rst_support_page_is_answered_with_its_own_section(project_dir: Path,
         assert "$5,000" in answer.answer
         assert answer.citations[0].doc == "support.rst"
         assert answer.citations[0].title == "Support Handbook"
+
+
+def test_definitions_keep_their_term_and_notes_their_title(tmp_path: Path) -> None:
+    """A definition list came out as two bullets per entry, the term alone and then its
+    definition ("- Trash bin", "- Deleted files are kept for 30 days."): quoted, the
+    definition said nothing of what it defines. A note box's title was a one-word paragraph
+    ("Note"). Both now read as a writer would put them in Markdown."""
+    text = """\
+Quota
+=====
+
+.. note:: Your quota is set by the administrator.
+
+Trash bin
+   Deleted files are kept for 30 days.
+Versions
+   Older versions are kept:
+
+   * hourly for a day
+   * daily for a month
+
+.. warning::
+
+   * Files in the trash bin count against your quota.
+"""
+    [doc] = load_path(write(tmp_path / "quota.rst", text))
+    body = doc.text
+    assert "Note: Your quota is set by the administrator." in body
+    assert "- Trash bin: Deleted files are kept for 30 days." in body
+    kept = "- Versions: Older versions are kept:\n  - hourly for a day\n  - daily for a month"
+    assert kept in body
+    assert "Warning\n\n- Files in the trash bin count against your quota." in body
+    assert "\n- Trash bin\n" not in body and "\nNote\n" not in body

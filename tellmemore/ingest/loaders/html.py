@@ -273,15 +273,61 @@ def _blocks(node: Tag) -> list[str]:
             inner = _blocks(child)
             blocks.extend("\n".join("> " + line for line in b.split("\n")) for b in inner)
         elif name == "dl":
-            lines = [_squash(_inline(x)) for x in child.find_all(["dt", "dd"])]
+            lines = _definitions(child)
             if lines:
-                blocks.append("\n".join(f"- {line}" for line in lines if line))
+                blocks.append("\n".join(lines))
+        elif name in ("div", "aside") and _is_admonition(child):
+            blocks.extend(_admonition(child))
         elif name == "hr":
             continue
         else:
             blocks.extend(_blocks(child))
     flush()
     return blocks
+
+
+def _definitions(dl: Tag) -> list[str]:
+    """A definition list as one item per definition, its term first ("- Trash bin: Deleted
+    files are kept for 30 days."): a definition quoted apart from its term said nothing of
+    what it defines. A term without a definition stands alone."""
+    lines: list[str] = []
+    terms: list[str] = []
+    for item in dl.find_all(["dt", "dd"], recursive=False):
+        if item.name == "dt":
+            text = _squash(_inline(item))
+            if text:
+                terms.append(text)
+            continue
+        parts = [b for b in _blocks(item) if b.strip()] or [_squash(_inline(item))]
+        if not parts[0]:
+            continue
+        term = " / ".join(terms)
+        lines.append(f"- {term}: {parts[0]}" if term else f"- {parts[0]}")
+        lines.extend("  " + line for part in parts[1:] for line in part.split("\n"))
+        terms = []
+    lines.extend(f"- {t}" for t in terms)  # trailing terms with no definition
+    return lines
+
+
+def _is_admonition(node: Tag) -> bool:
+    classes = node.get("class")
+    return isinstance(classes, list) and "admonition" in classes and node.find(class_="admonition-title") is not None
+
+
+def _admonition(node: Tag) -> list[str]:
+    """A note, warning or tip box (Sphinx, MkDocs): its title leads its first paragraph
+    ("Note: Your quota is set by the administrator.") instead of standing alone as a
+    one-word paragraph."""
+    title_tag = node.find(class_="admonition-title")
+    title = _squash(_inline(title_tag, marks=False)) if isinstance(title_tag, Tag) else ""
+    if isinstance(title_tag, Tag):
+        title_tag.extract()
+    inner = _blocks(node)
+    if not title:
+        return inner
+    if inner and not inner[0].startswith(("#", "-", "|", "```", ">")):
+        return [f"{title}: {inner[0]}", *inner[1:]]
+    return [title, *inner]
 
 
 def html_to_markdown(html: str) -> tuple[str, dict[str, str]]:
