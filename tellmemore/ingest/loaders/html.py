@@ -311,7 +311,9 @@ def _definitions(dl: Tag) -> list[str]:
 
 def _is_admonition(node: Tag) -> bool:
     classes = node.get("class")
-    return isinstance(classes, list) and "admonition" in classes and node.find(class_="admonition-title") is not None
+    if not isinstance(classes, list) or "admonition" not in classes:
+        return False
+    return node.find(class_="admonition-title") is not None
 
 
 def _admonition(node: Tag) -> list[str]:
