@@ -35,6 +35,11 @@ organisation's internal IT and security policies.
 A fifteenth, held out too: the Nextcloud User Manual's end-user help pages (CC BY 3.0: quota,
 trash bin and versions, sharing, encryption, two-factor authentication, the desktop sync
 client, activity notifications, Calendar, Talk), a self-hosted application's user guide.
+
+A seventeenth, held out too: GitHub's developer documentation (CC BY 4.0: REST and GraphQL
+rate limits, authentication and tokens, token expiry and revocation, errors and status codes,
+API versions, webhooks and their failures, GitHub Actions limits), a hosted API's service
+documentation.
 """
 
 from __future__ import annotations
@@ -149,6 +154,11 @@ CORPORA = {
         "nextcloud_help",
         "the Nextcloud User Manual's end-user help pages, CC BY 3.0",
     ),
+    "github": _held_out(
+        "github",
+        "github_docs",
+        "GitHub's developer documentation on API limits, tokens, errors and webhooks, CC BY 4.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -158,12 +168,12 @@ CORPORA = {
     ),
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
-Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist and Nextcloud go to the
-ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
+Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud and GitHub go to
+the ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
 Read the Docs, Kubernetes, Hypha, Supabase, Tuist,
-Nextcloud)."""
+Nextcloud, GitHub)."""
 HELD_OUT_NAMES = tuple(name for name, c in CORPORA.items() if c.held_out)
 """The held-out corpora in the order they were added: what the benches fit nothing on."""
 DEV_NAMES = tuple(name for name, c in CORPORA.items() if not c.held_out)

@@ -63,6 +63,10 @@ CORPORA = {
         DATA / "nextcloud_help",
         DATA / "nextcloud_help_conversations.jsonl",
     ),
+    "github": (
+        DATA / "github_docs",
+        DATA / "github_docs_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -216,6 +220,7 @@ def test_trial_finds_each_corpus_and_any_folder(
             "supabase",
             "tuist",
             "nextcloud",
+            "github",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
