@@ -36,6 +36,11 @@ A fifteenth, held out too: the Nextcloud User Manual's end-user help pages (CC B
 trash bin and versions, sharing, encryption, two-factor authentication, the desktop sync
 client, activity notifications, Calendar, Talk), a self-hosted application's user guide.
 
+A sixteenth, held out too: FlowFuse's handbook pages on people ops (MIT: unlimited time off,
+bereavement and parental leave, expenses and their approvals, pay, equity, benefits and
+bonuses, travel and the company summit, reviews, coaching plans, grievances, conduct, hiring,
+onboarding and offboarding, US immigration), an all-remote company's employee handbook.
+
 A seventeenth, held out too: GitHub's developer documentation (CC BY 4.0: REST and GraphQL
 rate limits, authentication and tokens, token expiry and revocation, errors and status codes,
 API versions, webhooks and their failures, GitHub Actions limits), a hosted API's service
@@ -154,6 +159,11 @@ CORPORA = {
         "nextcloud_help",
         "the Nextcloud User Manual's end-user help pages, CC BY 3.0",
     ),
+    "flowfuse": _held_out(
+        "flowfuse",
+        "flowfuse_handbook",
+        "FlowFuse's handbook pages on people ops, MIT",
+    ),
     "github": _held_out(
         "github",
         "github_docs",
@@ -168,12 +178,12 @@ CORPORA = {
     ),
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
-Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud and GitHub go to
-the ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
+Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse and GitHub
+go to the ignored bench/.trials by default, so their turns cannot land in bench/results by
+accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
-Read the Docs, Kubernetes, Hypha, Supabase, Tuist,
-Nextcloud, GitHub)."""
+Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub)."""
 HELD_OUT_NAMES = tuple(name for name, c in CORPORA.items() if c.held_out)
 """The held-out corpora in the order they were added: what the benches fit nothing on."""
 DEV_NAMES = tuple(name for name, c in CORPORA.items() if not c.held_out)

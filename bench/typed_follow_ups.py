@@ -46,6 +46,7 @@ GROUPS = {
     "held-out Supabase help": ("supabase",),
     "held-out Tuist IT policies": ("tuist",),
     "held-out Nextcloud user manual": ("nextcloud",),
+    "held-out FlowFuse handbook": ("flowfuse",),
     "held-out GitHub developer docs": ("github",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)

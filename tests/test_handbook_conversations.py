@@ -63,6 +63,10 @@ CORPORA = {
         DATA / "nextcloud_help",
         DATA / "nextcloud_help_conversations.jsonl",
     ),
+    "flowfuse": (
+        DATA / "flowfuse_handbook",
+        DATA / "flowfuse_handbook_conversations.jsonl",
+    ),
     "github": (
         DATA / "github_docs",
         DATA / "github_docs_conversations.jsonl",
@@ -220,6 +224,7 @@ def test_trial_finds_each_corpus_and_any_folder(
             "supabase",
             "tuist",
             "nextcloud",
+            "flowfuse",
             "github",
         )
         folder = ".trials" if name in held_out else "results"
