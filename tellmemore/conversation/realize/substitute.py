@@ -145,8 +145,8 @@ def _asked_subject(base: str) -> re.Match[str] | None:
 
 
 def _after_auxiliary(text: str, at: int) -> bool:
-    words = text[:at].split()
-    return bool(words) and words[-1].lower() in _AUXILIARIES
+    before = tokenize(text[:at])  # the package's one tokenizer: "ago, do" ends in "do"
+    return bool(before) and before[-1].low in _AUXILIARIES
 
 
 _AUXILIARIES = lexicon.words("auxiliaries")

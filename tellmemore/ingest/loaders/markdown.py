@@ -12,6 +12,7 @@ and `url` become Document fields; every other key is kept in `metadata`
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import ClassVar
 
@@ -45,18 +46,25 @@ def _unquote(value: str) -> str:
     return value
 
 
+def fenced_lines(text: str) -> Iterator[tuple[str, bool]]:
+    """Each line of `text` with its line end, and whether it is code: inside a fenced block
+    or one of its fence lines. What rewrites Markdown leaves code as written."""
+    fenced = False
+    for line in text.splitlines(keepends=True):
+        if _FENCE.match(line):
+            fenced = not fenced
+            yield line, True
+        else:
+            yield line, fenced
+
+
 def first_h1(text: str) -> str | None:
     """The text of the first `# ` heading outside code fences, without its Markdown
     emphasis and link marks ("# **Leaving the company**" is titled "Leaving the company")."""
-    fenced = False
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            fenced = not fenced
-            continue
-        if not fenced:
-            match = _H1.match(line)
-            if match:
-                return clean_heading(match.group(1)) or None
+    for line, code in fenced_lines(text):
+        match = None if code else _H1.match(line.rstrip("\r\n"))
+        if match:
+            return clean_heading(match.group(1)) or None
     return None
 
 
@@ -68,20 +76,15 @@ def html_tables_as_markdown(text: str) -> str:
         return text
     out: list[str] = []
     plain: list[str] = []
-    fenced = False
 
     def flush() -> None:
         joined = "".join(plain)
         out.append(_HTML_TABLE.sub(lambda m: "\n\n" + table_markdown(m.group(0)) + "\n\n", joined))
         plain.clear()
 
-    for line in text.splitlines(keepends=True):
-        if _FENCE.match(line):
-            if not fenced:
-                flush()  # the text before a fence is converted; the fence is kept as is
-            fenced = not fenced
-            out.append(line)
-        elif fenced:
+    for line, code in fenced_lines(text):
+        if code:
+            flush()  # the text before a fence is converted; code is kept as is
             out.append(line)
         else:
             plain.append(line)
@@ -125,11 +128,8 @@ class MarkdownLoader:
         return LoadResult((document_from_text(source, format=self.format),))
 
 
-class MdxLoader:
-    format: ClassVar[str] = "markdown"
+class MdxLoader(MarkdownLoader):
     extensions: ClassVar[tuple[str, ...]] = (".mdx",)
-    binary: ClassVar[bool] = False
-    streaming: ClassVar[bool] = False
 
     def load(self, source: Source) -> LoadResult:
         _, body = split_front_matter(source.text)
@@ -146,15 +146,12 @@ def without_esm(text: str) -> str:
     """MDX text without its top-level `import ... from "x"` and `export ...` statements
     (outside code fences; a statement may run over several lines until it ends)."""
     out: list[str] = []
-    fenced = False
     statement = ""
     block_start = True  # MDX reads ESM only where a block starts ("...you can\nimport ...")
-    for line in text.splitlines(keepends=True):
-        if _FENCE.match(line):
-            fenced = not fenced
-        esm = statement or (block_start and _ESM_START.match(line))
+    for line, code in fenced_lines(text):
+        esm = not code and (statement or (block_start and _ESM_START.match(line)))
         block_start = not line.strip() or bool(esm)
-        if fenced or not esm:
+        if not esm:
             out.append(line)
             continue
         statement += line
