@@ -95,7 +95,7 @@ class Retriever:
         depth = k if len(unique) == 1 else max(k * 4, self.settings.candidates // 2)
         floor = None
         if mode is SearchMode.HYBRID and self.settings.calibrated_fusion:
-            floor = self.calibrator.get().weak_dense
+            floor = self.calibrator.get().fusion_floor
         per_query: dict[str, list[Hit]] = {}
         for q, vector in zip(unique, vectors, strict=True):
             request = SearchRequest(

@@ -48,6 +48,30 @@ def test_a_rare_bm25_match_is_not_outranked_by_uniformly_weak_dense_hits() -> No
     assert fusion.convex([], strong, 0.35, dense_floor=0.3) == fusion.convex([], strong, 0.35)
 
 
+def test_the_fusion_floor_applies_only_where_own_probes_clear_the_noise() -> None:
+    """An encyclopedia's everyday questions score as high as its own (MTRAG clapnq: foreign
+    p90 0.66, own median 0.62): a floor there would scale its typical good match down as
+    noise. A handbook's own probes clear the foreign ones by far: the floor applies."""
+    wiki = Calibration(
+        generation=1, chunks=9, own_p25=0.51, own_p50=0.62, foreign_p50=0.43, foreign_p90=0.66
+    )
+    handbook = Calibration(
+        generation=1, chunks=9, own_p25=0.5, own_p50=0.7, foreign_p50=0.2, foreign_p90=0.3
+    )
+    near = Calibration(  # own median less than FLOOR_SPAN above the foreign p90
+        generation=1, chunks=9, own_p25=0.3, own_p50=0.35, foreign_p50=0.2, foreign_p90=0.3
+    )
+    assert wiki.fusion_floor is None
+    assert near.fusion_floor is None
+    assert handbook.fusion_floor == handbook.weak_dense == 0.3
+    bm25 = [("rare-word", 6.3)]
+    weak = [("noise", 0.25), ("rare-word", 0.20)]  # under the handbook's noise level
+    plain = fusion.convex(bm25, weak, 0.35)
+    assert fusion.convex(bm25, weak, 0.35, dense_floor=wiki.fusion_floor) == plain
+    assert plain[0][0] == "noise"
+    assert fusion.convex(bm25, weak, 0.35, dense_floor=handbook.fusion_floor)[0][0] == "rare-word"
+
+
 def test_the_calibration_is_stored_in_the_index_and_refreshed_when_it_changes(
     tmp_path: Path,
 ) -> None:
@@ -294,7 +318,7 @@ def test_the_retriever_fuses_against_the_index_s_noise_level(tmp_path: Path) -> 
 
     index.search = spy  # type: ignore[method-assign]
     Retriever(index, emb, RetrievalSettings(calibrated_fusion=True)).search(["dental check-ups"])
-    floor = Calibrator(index, emb).get().weak_dense
+    floor = Calibrator(index, emb).get().fusion_floor
     Retriever(index, emb, RetrievalSettings(calibrated_fusion=False)).search(["dental"])
     Retriever(index, emb, RetrievalSettings(mode="bm25")).search(["dental"])
     assert seen == [floor, None, None]

@@ -29,6 +29,7 @@ import numpy as np
 
 from tellmemore.conversation.text import content_words
 from tellmemore.index.base import Embedder, Index, SearchRequest, Vector
+from tellmemore.index.fusion import FLOOR_SPAN
 from tellmemore.types import SearchMode
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,15 @@ class Calibration:
         """A dense score no better than this is what unrelated questions get: noise to
         fusion (`index.fusion.convex`'s `dense_floor`)."""
         return self.foreign_p90
+
+    @property
+    def fusion_floor(self) -> float | None:
+        """`weak_dense` when the index's own probes clear it by `fusion.FLOOR_SPAN` at the
+        median, else None (plain min-max). Where everyday questions score as high as the
+        index's own (an encyclopedia: foreign p90 0.66 > own median 0.62 on MTRAG clapnq),
+        the floor would scale a typical good match down as noise and hand the ranking to
+        BM25 (follow-up nDCG@5 -0.020 there, bench/results/fusion_floor.md)."""
+        return self.foreign_p90 if self.foreign_p90 + FLOOR_SPAN <= self.own_p50 else None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
