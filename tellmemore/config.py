@@ -132,7 +132,8 @@ class RetrievalSettings(_Section):
     (`Calibration.fusion_floor`: not in an encyclopedia, where everyday questions score as
     high as its own). On by default since session 39: held out on fourteen handbooks and
     help sites +8 answers fully right (none lost), 13 fewer false abstentions; MTRAG
-    follow-up nDCG@5 clapnq equal, cloud +0.006, govt -0.002 (bench/results/fusion_floor.md).
+    follow-up nDCG@5 clapnq equal, cloud +0.006, govt -0.002 at fixed constants
+    (bench/results/fusion_floor.md).
     Off: plain min-max."""
     abstention: Literal["judged", "floor"] = "floor"
     """"judged": answer, ask back or abstain by the fitted scorers of `answer.judge` (on
