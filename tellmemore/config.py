@@ -130,11 +130,10 @@ class RetrievalSettings(_Section):
     (`answer.calibration`) instead of their own best, so that uniformly weak dense hits
     cannot outrank a strong BM25 match; only where the index's own probes clear that level
     (`Calibration.fusion_floor`: not in an encyclopedia, where everyday questions score as
-    high as its own). On by default since session 39: held out on fourteen handbooks and
-    help sites +8 answers fully right (none lost), 13 fewer false abstentions; MTRAG
-    follow-up nDCG@5 clapnq equal, cloud +0.006, govt -0.002 at fixed constants
-    (bench/results/fusion_floor.md).
-    Off: plain min-max."""
+    high as its own). On by default since session 39: on fourteen handbooks and help sites
+    it was not written from, +8 answers fully right (none lost) and 13 fewer false
+    abstentions; MTRAG follow-up nDCG@5 clapnq equal, cloud +0.006, govt -0.002 at fixed
+    constants (bench/results/fusion_floor.md). Off: plain min-max."""
     abstention: Literal["judged", "floor"] = "floor"
     """"judged": answer, ask back or abstain by the fitted scorers of `answer.judge` (on
     this index's own score scale); "floor": the global floors below (the rule before)."""
