@@ -79,7 +79,7 @@ class Calibration:
         index's own (an encyclopedia: foreign p90 0.66 > own median 0.62 on MTRAG clapnq),
         the floor would scale a typical good match down as noise and hand the ranking to
         BM25 (follow-up nDCG@5 -0.020 there, bench/results/fusion_floor.md)."""
-        return self.foreign_p90 if self.foreign_p90 + FLOOR_SPAN <= self.own_p50 else None
+        return self.weak_dense if self.weak_dense + FLOOR_SPAN <= self.own_p50 else None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
