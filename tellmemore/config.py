@@ -344,6 +344,14 @@ class ConversationSettings(_Section):
     `conversation.coordination`). Opt-in: on the TTS handbook it asks the two such turns,
     on MTRAG and MTRAG-UN it asks nothing new, and on the held-out PostHog handbook it
     gained no ask-back and added one false one (bench/results/coordination_ask.md)."""
+    name_by_heading: bool = True
+    """A follow-up's antecedent from the last exchange is searched and shown with the
+    heading of the section the last answer cited first ("does it cover my hotel?" ->
+    "does visit two teammates (Visiting grant) cover my hotel?"): the documents' name for
+    what the user described (`conversation.named`). On thirteen handbooks and help sites
+    not used to build it: +16 turns fully right, 17 fewer wrong bindings, 8 fewer false
+    abstentions, 3 fewer unanswerable questions caught (bench/results/named_heading.md).
+    Stored sessions only: a stateless caller's history has no citations."""
     antecedent_fit: bool = True
     """Choose a pronoun's antecedent among its likeliest few by how well the question, with
     each in the pronoun's place, matches the documents (`conversation.passes.fit`; a few

@@ -173,6 +173,9 @@ class Turn:
     """For an answer of a stored session: the list items it quoted (`Answer.items`, state.db),
     () when it quoted none; "the fourth one" reads them. None when unknown (a stateless
     caller's history, a turn stored before items were): the answer's text is read."""
+    about: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+    """For an answer of a stored session: the headings of the passages it cited first, the
+    subject the answer was about in the documents' words. None when unknown."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"role": self.role, "content": self.content}

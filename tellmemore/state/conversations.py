@@ -56,21 +56,35 @@ class ConversationStore:
     def history(self, session_id: str) -> list[Turn]:
         """The session's turns in order; a user turn carries the Resolution it got when it
         was asked, so the next turn reads it instead of resolving the history again; an
-        answer carries the list items it quoted."""
+        answer carries the list items it quoted, and the last two answers the headings of
+        the passages they cited first (`Turn.about`: the resolver reads no older ones)."""
         rows = self.db.query(
-            "SELECT role, content, resolution, items FROM turns WHERE session_id = ?"
+            "SELECT role, content, resolution, items, trace_id FROM turns WHERE session_id = ?"
             " ORDER BY position",
             (session_id,),
         )
+        answers = [r["trace_id"] for r in rows if r["role"] == "assistant" and r["trace_id"]]
+        about = self._about(answers[-ABOUT_ANSWERS:])
         return [
             Turn(
                 role=r["role"],
                 content=r["content"],
                 resolution=_resolution(r["resolution"]),
                 items=_items(r["items"]),
+                about=about.get(r["trace_id"]) if r["role"] == "assistant" else None,
             )
             for r in rows
         ]
+
+    def _about(self, trace_ids: list[str]) -> dict[str, tuple[str, ...]]:
+        """`Turn.about` of the answers with these traces, read from the traces' citations."""
+        if not trace_ids:
+            return {}
+        marks = ", ".join("?" for _ in trace_ids)
+        rows = self.db.query(
+            f"SELECT trace_id, payload FROM traces WHERE trace_id IN ({marks})", tuple(trace_ids)
+        )
+        return {r["trace_id"]: _about(r["payload"]) for r in rows}
 
     def last_answer_citations(self, session_id: str) -> tuple[Citation, ...]:
         """The citations of the session's last answer: "make that shorter" rewrites that
@@ -259,3 +273,28 @@ def _items(stored: str | None) -> tuple[str, ...] | None:
     if not isinstance(data, list) or not all(isinstance(x, str) for x in data):
         return None
     return tuple(data)
+
+
+def _about(payload: str | None) -> tuple[str, ...]:
+    """The section headings of an answer's first citations, from its trace ("" for a
+    citation with no section: a document's title names more than the passage)."""
+    if not payload:
+        return ()
+    try:
+        cited = json.loads(payload).get("answer", {}).get("citations") or []
+    except (ValueError, AttributeError):
+        return ()
+    out: list[str] = []
+    for c in cited[:ABOUT_CITATIONS]:
+        section = c.get("section") or ()
+        heading = str(section[-1] if section else "").strip()
+        if heading not in out:
+            out.append(heading)
+    return tuple(out)
+
+
+ABOUT_CITATIONS = 2
+"""Citations whose headings `Turn.about` keeps (`conversation.named` reads the first)."""
+ABOUT_ANSWERS = 2
+"""Answers of a session whose `Turn.about` is read: the last one names the next follow-up's
+antecedent, the one before it tells what the last question's stored resolution added."""

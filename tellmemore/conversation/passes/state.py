@@ -22,6 +22,7 @@ from tellmemore.conversation.decide import decide
 from tellmemore.conversation.gate import gate
 from tellmemore.conversation.headings import headings_of
 from tellmemore.conversation.lists import column_labels, list_items, quoted_items
+from tellmemore.conversation.named import without_heading
 from tellmemore.conversation.passes.readable import (
     _readable,
 )
@@ -182,7 +183,7 @@ class RunState:
             if previous is not None:
                 stored = self.history[previous[0]].resolution
                 if stored is not None:
-                    self._prev_res = (self, stored)
+                    self._prev_res = (self, without_heading(stored, self.history, previous[0]))
                 elif self.depth < C.ELLIPSIS_DEPTH:
                     sub = self.sub_run(previous[0])
                     sub.salience = self.salience

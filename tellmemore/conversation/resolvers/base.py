@@ -39,6 +39,9 @@ class ResolveContext:
     ask_coordinated: bool = False
     """`conversation.ask_coordinated`: ask which of the last question's conjuncts a
     follow-up means (`conversation.coordination`)."""
+    name_by_heading: bool = True
+    """`conversation.name_by_heading`: the last answer's heading beside an antecedent it
+    names (`conversation.named`)."""
     passage_fit: Callable[[Sequence[str]], Sequence[float]] | None = None
     """How well each text matches its best passage of the index (the cosine of its first
     dense hit): binding reads it to choose among a pronoun's likeliest antecedents
@@ -55,6 +58,7 @@ class ResolveContext:
         return cls(
             window=settings.window,
             ask_coordinated=settings.ask_coordinated,
+            name_by_heading=settings.name_by_heading,
             disabled_passes=frozenset(settings.disabled_passes),
             **read,
         )

@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import ClassVar
 
 from tellmemore.conversation import constants as C
+from tellmemore.conversation.named import with_heading
 from tellmemore.conversation.passes.state import RunState
 from tellmemore.conversation.preamble import split_preamble
 from tellmemore.conversation.realize import keep_protected
@@ -58,6 +59,8 @@ class EmbeddedResolver:
             res = Resolution(query=message, degraded=f"embedded resolver error: {exc!r}")
         if C.TERM_CARRY and not res.degraded:
             res = with_terms(asked, res, history, context)
+        if context.name_by_heading and not res.degraded:
+            res = with_heading(res, asked, history)
         missing = missing_protected(message, res.query)
         if missing:  # the contract: codes, numbers and dates of the message reach the index
             res = replace(res, query=keep_protected(res.query, missing))
