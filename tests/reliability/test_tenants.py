@@ -155,7 +155,10 @@ FOLLOW_UPS = [
 
 
 def history_text(session_turns: list[Any]) -> str:
-    return "\n".join(t.content for t in session_turns).lower()
+    """What the session said, and the section headings its last answers cited (`Turn.about`:
+    a binding names the documents' heading beside the user's words, conversation.named)."""
+    cited = [h for t in session_turns for h in (t.about or ())]
+    return "\n".join([*(t.content for t in session_turns), *cited]).lower()
 
 
 def test_follow_ups_bind_only_to_this_sessions_history(tenant_assistant: Assistant) -> None:
