@@ -26,7 +26,7 @@ from tellmemore.answer.citations import page_label
 from tellmemore.errors import InputError
 from tellmemore.service.errors import ProblemError
 from tellmemore.service.schemas import AnswerModel
-from tellmemore.types import Answer, Citation
+from tellmemore.types import Answer, Citation, Turn
 
 DEFAULT_MODEL = "tellmemore"
 MODELS: dict[str, str] = {
@@ -184,21 +184,49 @@ def strip_sources(content: str) -> str:
     return content[:at]
 
 
-def to_turn(messages: Sequence[ChatMessage]) -> tuple[str, list[dict[str, str]]]:
-    """`messages` -> (the last user message, the history before it, as /v1/chat's
-    `history` so it is validated the same way). System, developer and tool messages are
-    skipped: tellmemore answers from its documents, not from prompts."""
+def cited_section(content: str) -> str | None:
+    """The section heading of an assistant message's first reference ("1. [Perks › Visiting
+    grant](url)" -> "Visiting grant"; "" when it cites a whole document), None without a
+    references block: what a stored session keeps as `Turn.about`, so a follow-up's binding
+    names it the same way (`conversation.named`)."""
+    at = content.rfind(_SOURCES_LEAD)
+    if at < 0 or not _SOURCES_LINES.fullmatch(content, at + len(_SOURCES_LEAD)):
+        return None
+    first = _FIRST_REFERENCE.match(content, at + len(_SOURCES_LEAD))
+    if first is None:
+        return None
+    label = first["linked"] if first["linked"] is not None else first["plain"]
+    parts = label.replace("\\[", "[").replace("\\]", "]").split(" \u203a ")
+    return parts[-1].strip() if len(parts) > 1 else ""
+
+
+_FIRST_REFERENCE = re.compile(
+    r"1\. (?:\[(?P<linked>(?:\\.|[^\]\\])*)\]\(|(?P<plain>[^\n]*?)(?:, p\. | \(version |\n|$))"
+)
+
+
+def to_turn(messages: Sequence[ChatMessage]) -> tuple[str, list[Turn]]:
+    """`messages` -> (the last user message, the history before it, its text validated as
+    /v1/chat's `history` is). System, developer and tool messages are skipped: tellmemore
+    answers from its documents, not from prompts. An answer that cites keeps its first
+    reference's section as `Turn.about`, as a stored session does."""
+    from tellmemore.turn import valid_unicode
+
     if messages[-1].role != "user":
         raise InputError(f"the last message must be the user's; got role {messages[-1].role!r}")
-    history: list[dict[str, str]] = []
+    history: list[Turn] = []
     for i, m in enumerate(messages[:-1]):
         if m.role in _IGNORED_ROLES:
             continue
         text = message_text(m, i)
         if m.role == "assistant":
+            section = cited_section(text)
             text = strip_sources(text)
-        if text.strip():
-            history.append({"role": m.role, "content": text})
+            if text.strip():
+                about = None if section is None else (section,)
+                history.append(Turn("assistant", valid_unicode(text), about=about))
+        elif text.strip():
+            history.append(Turn("user", valid_unicode(text)))
     return message_text(messages[-1], len(messages) - 1), history
 
 

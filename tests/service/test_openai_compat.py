@@ -243,6 +243,26 @@ def test_references_sent_back_as_history_are_cut_off() -> None:
     assert wire.strip_sources(rendered + "\n\nMore text.") == rendered + "\n\nMore text."
 
 
+def test_the_first_references_section_is_kept_as_what_the_answer_was_about() -> None:
+    """A stored session reads the section its last answer cited first (`Turn.about`); a
+    client sending the rendered answers back gets the same from their references."""
+    grant = Citation(
+        id="c1", doc="p.md", title="Perks [2026]", section=("Travel", "Visiting grant")
+    )
+    whole = Citation(id="c2", doc="q.md", title="Leave", url="https://x/q", pages=(3,))
+    assert wire.cited_section("ok. [1]" + wire.references([grant, whole])) == "Visiting grant"
+    assert wire.cited_section("ok. [1]" + wire.references([whole, grant])) == ""
+    assert wire.cited_section("no references here") is None
+    messages = [
+        wire.ChatMessage(role="user", content="does the company pay for visits?"),
+        wire.ChatMessage(role="assistant", content="Yes. [1]" + wire.references([grant])),
+        wire.ChatMessage(role="user", content="does it cover my hotel?"),
+    ]
+    _, history = wire.to_turn(messages)
+    assert [t.about for t in history] == [None, ("Visiting grant",)]
+    assert history[1].content == "Yes. [1]"
+
+
 def test_cutting_references_is_linear_on_a_crafted_history() -> None:
     """Many headings, each followed by reference-like lines, and no list at the end: one
     scan from the last heading (a pattern tried at every heading took hours here)."""
@@ -270,7 +290,7 @@ def test_the_answer_a_stateless_caller_sends_back_was_analysed_when_it_was_produ
          wire.ChatMessage(role="assistant", content=content),
          wire.ChatMessage(role="user", content=TURNS[1])]
     )  # fmt: skip
-    sent_back = read_form("assistant", history[-1]["content"])  # as the next turn reads it
+    sent_back = read_form("assistant", history[-1].content)  # as the next turn reads it
     assert "Sources" not in sent_back and "escalation" in sent_back.lower()
     hits = analysis._cached.cache_info().hits
     a = analysis.analyze(sent_back)
