@@ -20,6 +20,7 @@ turns it off.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -29,6 +30,18 @@ from tellmemore.types import Resolution, Turn
 MAX_HEADING_WORDS = 6
 """A longer heading is a question or a sentence ("Q: Am I eligible for parental leave even
 though I haven't been here for a year?"), not a name."""
+
+
+def name_of(heading: str) -> str:
+    """A heading as a name: without its numbering, leading symbols or trailing colon
+    ("1. Company-wide travel", "🏃 Wellness", "Dining expenses:"); "" for a question (a
+    FAQ entry's heading asks, it names nothing)."""
+    name = _NUMBERING.sub("", _LEADING.sub("", heading.strip())).rstrip(" :;.")
+    return "" if name.endswith("?") else name
+
+
+_NUMBERING = re.compile(r"^(?:\d+|[A-Za-z])[.)]\s+")
+_LEADING = re.compile(r"^[^\w(]+")
 
 
 def _squash(text: str) -> str:
@@ -47,7 +60,7 @@ def with_heading(res: Resolution, message: str, history: Sequence[Turn]) -> Reso
     last = answers[-1] if answers else None
     if last is None or not history[last].about:
         return res
-    heading = (history[last].about or ("",))[0].strip()
+    heading = name_of((history[last].about or ("",))[0])
     said = _stems(heading)
     if not said or len(heading.split()) > MAX_HEADING_WORDS:
         return res
@@ -81,7 +94,7 @@ def without_heading(res: Resolution, history: Sequence[Turn], turn: int) -> Reso
     before = history[turn - 1] if turn > 0 else None
     if before is None or before.role != "assistant" or not before.about:
         return res
-    added = f" ({before.about[0].strip()})"
+    added = f" ({name_of(before.about[0])})"
     if added not in res.query and not any(added in v for v in res.bindings.values()):
         return res
     return replace(

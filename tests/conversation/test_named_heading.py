@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tellmemore.conversation.named import with_heading, without_heading
+from tellmemore.conversation.named import name_of, with_heading, without_heading
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
 from tellmemore.state.conversations import ConversationStore
 from tellmemore.state.db import StateDB
@@ -87,3 +87,12 @@ def test_a_session_reads_the_headings_its_last_answers_cited(tmp_path: Path) -> 
     about = [t.about for t in store.history(sid) if t.role == "assistant"]
     # the last two answers only; a first citation with no section names no heading ("")
     assert about == [None, ("",), ("Visiting",)]
+
+
+def test_a_heading_reads_as_a_name() -> None:
+    assert name_of("1. Company-wide travel") == "Company-wide travel"
+    assert name_of("\U0001f3c3 Wellness") == "Wellness"
+    assert name_of("Dining expenses:") == "Dining expenses"
+    assert name_of("Q. When can I enroll?") == ""  # a FAQ entry asks, it names nothing
+    res = RESOLVER.resolve(FOLLOW_UP, [ASKED, cited("2) Self Care Stipend:")], ResolveContext())
+    assert res.bindings == {"it": "gym stipend (Self Care Stipend)"}, res
