@@ -351,7 +351,8 @@ class ConversationSettings(_Section):
     what the user described (`conversation.named`). On thirteen handbooks and help sites
     not used to build it: +16 turns fully right, 17 fewer wrong bindings, 8 fewer false
     abstentions, 3 fewer unanswerable questions caught (bench/results/named_heading.md).
-    Stored sessions only: a stateless caller's history has no citations."""
+    Stored sessions and OpenAI-compatible clients (their answers come back with their
+    references); a plain stateless history has no citations."""
     antecedent_fit: bool = True
     """Choose a pronoun's antecedent among its likeliest few by how well the question, with
     each in the pronoun's place, matches the documents (`conversation.passes.fit`; a few

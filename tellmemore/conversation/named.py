@@ -10,8 +10,9 @@ the message do not already say, the heading is added beside the antecedent ("vis
 teammates (Visiting grant)"), never in its place: the user's words stay, and a heading
 that names something else only adds words to the search.
 
-Only a stored session knows what its answers cited (`Turn.about`); a stateless caller's
-history carries no citations and is left as it is (MTRAG and MTRAG-UN: 0 of 674 follow-ups
+Only a stored session knows what its answers cited (`Turn.about`), and an OpenAI-compatible
+client's history, whose answers come back with their references; a plain stateless history
+carries no citations and is left as it is (MTRAG and MTRAG-UN: 0 of 674 follow-ups
 change). On the thirteen handbooks and help sites not used to build it, 16 more turns fully
 right (587 -> 603), wrong bindings 201 -> 184, false abstentions 91 -> 83, three fewer
 unanswerable questions caught (bench/results/named_heading.md). `conversation.name_by_heading`
