@@ -174,8 +174,9 @@ class Turn:
     () when it quoted none; "the fourth one" reads them. None when unknown (a stateless
     caller's history, a turn stored before items were): the answer's text is read."""
     about: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
-    """For an answer of a stored session: the headings of the passages it cited first, the
-    subject the answer was about in the documents' words. None when unknown."""
+    """For an answer: the section headings of the passages it cited first, what the answer
+    was about in the documents' words (a stored session reads them from its traces, the
+    OpenAI-compatible door from the references sent back). None when unknown."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"role": self.role, "content": self.content}

@@ -76,13 +76,11 @@ def with_heading(res: Resolution, message: str, history: Sequence[Turn]) -> Reso
             continue  # an earlier turn's subject: the last answer's heading is not its name
         if "?" in antecedent or len(antecedent.split()) > MAX_HEADING_WORDS:
             continue  # a question rebuilt whole (an ellipsis), not a thing named
-        at = query.find(antecedent)
-        if said <= own | _stems(message) or at < 0:
-            continue
-        if query[at + len(antecedent) : at + len(antecedent) + 1] in ("'", "\u2019"):
-            continue  # "Mac's OS": a possessive stays whole
+        found = re.search(rf"(?<!\w){re.escape(antecedent)}(?![\w'\u2019])", query)
+        if said <= own | _stems(message) or found is None:
+            continue  # not in the query as a word of its own, or "Mac's OS": left whole
         named = f"{antecedent} ({heading})"
-        query = query[:at] + named + query[at + len(antecedent) :]
+        query = query[: found.start()] + named + query[found.end() :]
         bindings[referent] = named
     return replace(res, query=query, bindings=bindings)
 

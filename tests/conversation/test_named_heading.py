@@ -57,6 +57,9 @@ def test_a_possessive_and_a_carried_topic_are_left_alone() -> None:
     history = [U("Do I get a Mac?"), cited("Admin rights")]
     owned = Resolution(query="can I upgrade Mac's OS myself?", bindings={"its": "Mac"})
     assert with_heading(owned, "can I upgrade its OS myself?", history) == owned
+    inside = Resolution(query="is a Macbook like the Mac?", bindings={"it": "Mac"})
+    named = with_heading(inside, "is a Macbook like it?", history)
+    assert named.query == "is a Macbook like the Mac (Admin rights)?", named
     carried = Resolution(
         query="what kinds are there (FSA)?", bindings={"what kinds are there": "FSA"}
     )
