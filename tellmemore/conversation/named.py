@@ -80,7 +80,10 @@ def with_heading(res: Resolution, message: str, history: Sequence[Turn]) -> Reso
         if said <= own | _stems(message) or found is None:
             continue  # not in the query as a word of its own, or "Mac's OS": left whole
         named = f"{antecedent} ({heading})"
-        query = query[: found.start()] + named + query[found.end() :]
+        # inside a parenthesis already ("the other one (tyre)"): "(tyre, Damage and flat
+        # tyres)", not nested
+        inline = f"{antecedent}, {heading}" if query[found.end() :].startswith(")") else named
+        query = query[: found.start()] + inline + query[found.end() :]
         bindings[referent] = named
     return replace(res, query=query, bindings=bindings)
 
@@ -93,11 +96,14 @@ def without_heading(res: Resolution, history: Sequence[Turn], turn: int) -> Reso
     before = history[turn - 1] if turn > 0 else None
     if before is None or before.role != "assistant" or not before.about:
         return res
-    added = f" ({name_of(before.about[0])})"
-    if added not in res.query and not any(added in v for v in res.bindings.values()):
+    heading = name_of(before.about[0])
+    added, inline = f" ({heading})", f", {heading})"
+    if not heading or not any(
+        added in t or inline in t for t in (res.query, *res.bindings.values())
+    ):
         return res
     return replace(
         res,
-        query=res.query.replace(added, ""),
+        query=res.query.replace(added, "").replace(inline, ")"),
         bindings={k: v.replace(added, "") for k, v in res.bindings.items()},
     )

@@ -99,3 +99,15 @@ def test_a_heading_reads_as_a_name() -> None:
     assert name_of("Q. When can I enroll?") == ""  # a FAQ entry asks, it names nothing
     res = RESOLVER.resolve(FOLLOW_UP, [ASKED, cited("2) Self Care Stipend:")], ResolveContext())
     assert res.bindings == {"it": "gym stipend (Self Care Stipend)"}, res
+
+
+def test_inside_a_parenthesis_the_heading_joins_it() -> None:
+    history = [U("My tyre went flat during a ride."), cited("Damage and flat tyres")]
+    scoped = Resolution(
+        query="Do I pay for the other one (tyre)?", bindings={"the other one": "tyre"}
+    )
+    named = with_heading(scoped, "Do I pay for the other one?", history)
+    assert named.query == "Do I pay for the other one (tyre, Damage and flat tyres)?"
+    assert named.bindings == {"the other one": "tyre (Damage and flat tyres)"}
+    later = [*history, Turn("user", "Do I pay for the other one?", resolution=named), A("...")]
+    assert without_heading(named, later, 2) == scoped
