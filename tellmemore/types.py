@@ -174,7 +174,7 @@ class Turn:
     () when it quoted none; "the fourth one" reads them. None when unknown (a stateless
     caller's history, a turn stored before items were): the answer's text is read."""
     about: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
-    """For an answer: the section headings of the passages it cited first, what the answer
+    """For an answer: the section heading of the passage it cited first, what the answer
     was about in the documents' words (a stored session reads them from its traces, the
     OpenAI-compatible door from the references sent back). None when unknown."""
 

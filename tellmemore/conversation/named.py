@@ -58,10 +58,11 @@ def with_heading(res: Resolution, message: str, history: Sequence[Turn]) -> Reso
     if not res.bindings:
         return res
     answers = [i for i, t in enumerate(history) if t.role == "assistant"]
-    last = answers[-1] if answers else None
-    if last is None or not history[last].about:
+    about = history[answers[-1]].about if answers else None
+    if not about:
         return res
-    heading = name_of((history[last].about or ("",))[0])
+    last = answers[-1]
+    heading = name_of(about[0])
     said = _stems(heading)
     if not said or len(heading.split()) > MAX_HEADING_WORDS:
         return res

@@ -176,12 +176,18 @@ def message_text(message: ChatMessage, index: int) -> str:
 
 def strip_sources(content: str) -> str:
     """An assistant message as a stored session keeps it: without the references block
-    this module appended (clients send the rendered content back as history). Only the
+    this module appended (clients send the rendered content back as history)."""
+    at = _sources_at(content)
+    return content if at is None else content[:at]
+
+
+def _sources_at(content: str) -> int | None:
+    """Where the references block this module appended starts; None without one. Only the
     last heading is tried, so a long crafted message costs one linear scan."""
     at = content.rfind(_SOURCES_LEAD)
     if at < 0 or not _SOURCES_LINES.fullmatch(content, at + len(_SOURCES_LEAD)):
-        return content
-    return content[:at]
+        return None
+    return at
 
 
 def cited_section(content: str) -> str | None:
@@ -189,8 +195,8 @@ def cited_section(content: str) -> str | None:
     grant](url)" -> "Visiting grant"; "" when it cites a whole document), None without a
     references block: what a stored session keeps as `Turn.about`, so a follow-up's binding
     names it the same way (`conversation.named`)."""
-    at = content.rfind(_SOURCES_LEAD)
-    if at < 0 or not _SOURCES_LINES.fullmatch(content, at + len(_SOURCES_LEAD)):
+    at = _sources_at(content)
+    if at is None:
         return None
     first = _FIRST_REFERENCE.match(content, at + len(_SOURCES_LEAD))
     if first is None:

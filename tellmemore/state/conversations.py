@@ -96,7 +96,7 @@ class ConversationStore:
         )
         if not rows:
             return ()
-        cited = json.loads(rows[0]["payload"]).get("answer", {}).get("citations") or []
+        cited = _cited(rows[0]["payload"])
         return tuple(
             Citation(
                 **{
@@ -275,26 +275,27 @@ def _items(stored: str | None) -> tuple[str, ...] | None:
     return tuple(data)
 
 
-def _about(payload: str | None) -> tuple[str, ...]:
-    """The section headings of an answer's first citations, from its trace ("" for a
-    citation with no section: a document's title names more than the passage)."""
+def _cited(payload: str | None) -> list[dict[str, Any]]:
+    """The citations of the answer a trace payload holds ([] when it holds none)."""
     if not payload:
-        return ()
+        return []
     try:
         cited = json.loads(payload).get("answer", {}).get("citations") or []
     except (ValueError, AttributeError):
+        return []
+    return [c for c in cited if isinstance(c, dict)] if isinstance(cited, list) else []
+
+
+def _about(payload: str | None) -> tuple[str, ...]:
+    """The section heading of an answer's first citation, from its trace: ("",) when it
+    cites a whole document (a title names more than the passage), () when it cites none."""
+    cited = _cited(payload)
+    if not cited:
         return ()
-    out: list[str] = []
-    for c in cited[:ABOUT_CITATIONS]:
-        section = c.get("section") or ()
-        heading = str(section[-1] if section else "").strip()
-        if heading not in out:
-            out.append(heading)
-    return tuple(out)
+    section = cited[0].get("section") or ()
+    return (str(section[-1] if section else "").strip(),)
 
 
-ABOUT_CITATIONS = 2
-"""Citations whose headings `Turn.about` keeps (`conversation.named` reads the first)."""
 ABOUT_ANSWERS = 2
 """Answers of a session whose `Turn.about` is read: the last one names the next follow-up's
 antecedent, the one before it tells what the last question's stored resolution added."""
