@@ -1,0 +1,142 @@
+"""An abstain scorer fitted on handbook trials, judged leave-one-corpus-out (issue 22).
+
+    .venv/bin/python bench/handbook_abstain_fit.py --features DIR --models OUT [--out REPORT]
+
+Reads the per-turn records of `bench/handbook_abstain_features.py` (one JSON a corpus).
+For each corpus, a logistic scorer (`answer.scorer.fit`) is fitted on the other corpora's
+judged turns (UNANSWERABLE against ANSWERABLE; turns the missing-focus or unstated-phrase
+rule abstains on are left out, the scorer never decides them), at the operating point of
+the floor it would replace: the lowest threshold whose false-abstention rate on those
+corpora's answerable turns is at most the floor's there. The default decision is then
+replayed on the held-out corpus with the scorer in the floor's place (the rules first,
+then the scorer, then the ask back), and the counts compared with the floor's.
+
+Writes OUT/<variant>/<corpus>.json (the model that corpus is judged with, for an
+end-to-end run: `retrieval.abstain_model`) OUT/<variant>/all.json (fitted on every
+corpus) and OUT/<variant>/dev.json (on the dev corpora).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+from handbook_corpora import DEV_NAMES  # noqa: E402
+
+from tellmemore.answer.answerability import FEATURES  # noqa: E402
+from tellmemore.answer.scorer import Scorer, fit  # noqa: E402
+
+VARIANTS: dict[str, tuple[str, ...]] = {
+    "V1": FEATURES,
+    "V2": (*FEATURES, "cos", "sentence_cos"),
+}
+"""Fixed before any record was collected (STATUS, Exp AA): the shipped scorer's features,
+and the same with the two cosines on the index's own scale."""
+L2 = 10.0
+
+
+def judged(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Turns the scorer decides: reached the judge, no rule abstained first, labelled."""
+    return [
+        r
+        for r in rows
+        if r["record"] is not None
+        and not r["record"]["lost"]
+        and r["label"] in ("ANSWERABLE", "UNANSWERABLE")
+    ]
+
+
+def floor_rate(rows: list[dict[str, Any]]) -> float:
+    negatives = [r for r in judged(rows) if r["label"] == "ANSWERABLE"]
+    return sum(r["record"]["floor"] for r in negatives) / max(1, len(negatives))
+
+
+def fit_on(rows: list[dict[str, Any]], names: tuple[str, ...], on: str) -> Scorer:
+    train = judged(rows)
+    return fit(
+        "abstain",
+        names,
+        [[float(r["record"]["features"][n]) for n in names] for r in train],
+        [r["label"] == "UNANSWERABLE" for r in train],
+        l2=L2,
+        max_positive_rate=floor_rate(rows),
+        fitted_on=on,
+    )
+
+
+def replay(row: dict[str, Any], model: Scorer | None) -> str:
+    """The default decision with `model` in the floor's place (None: the floor)."""
+    rec = row["record"]
+    if rec is None:
+        return str(row["action"])
+    if rec["lost"]:
+        return "abstain"
+    refuses = rec["floor"] if model is None else model.decide(rec["features"])
+    if refuses:
+        return "abstain"
+    return "ask" if rec["asks_back"] else "answer"
+
+
+def counts(rows: list[dict[str, Any]], model: Scorer | None) -> Counter[str]:
+    c: Counter[str] = Counter()
+    for r in rows:
+        did = replay(r, model)
+        c[f"{r['label']}:{did}"] += 1
+    return c
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--features", type=Path, required=True)
+    parser.add_argument("--models", type=Path, required=True)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    data = {p.stem: json.loads(p.read_text())["rows"] for p in sorted(args.features.glob("*.json"))}
+    lines = []
+    totals: dict[str, Counter[str]] = {}
+    for variant, names in VARIANTS.items():
+        folder = args.models / variant
+        folder.mkdir(parents=True, exist_ok=True)
+        for corpus, rows in data.items():
+            others = [r for c, rs in data.items() if c != corpus for r in rs]
+            model = fit_on(others, names, f"handbooks without {corpus}")
+            (folder / f"{corpus}.json").write_text(json.dumps(model.to_json(), indent=1) + "\n")
+            group = "dev" if corpus in DEV_NAMES else "held out"
+            for key, model_or_floor in (("floor", None), (variant, model)):
+                totals.setdefault(f"{group} {key}", Counter()).update(counts(rows, model_or_floor))
+        dev = [r for c, rs in data.items() if c in DEV_NAMES for r in rs]
+        model = fit_on(dev, names, "dev handbooks")
+        (folder / "dev.json").write_text(json.dumps(model.to_json(), indent=1) + "\n")
+        for corpus, rows in data.items():
+            if corpus not in DEV_NAMES:
+                totals.setdefault(f"held out {variant} fitted on dev", Counter()).update(
+                    counts(rows, model)
+                )
+        everything = [r for rs in data.values() for r in rs]
+        (folder / "all.json").write_text(
+            json.dumps(fit_on(everything, names, "all handbooks").to_json(), indent=1) + "\n"
+        )
+    for key, c in totals.items():
+        lines.append(
+            f"{key}: caught {c['UNANSWERABLE:abstain']}/"
+            f"{sum(v for k, v in c.items() if k.startswith('UNANSWERABLE'))}, "
+            f"false abstentions {c['ANSWERABLE:abstain']}/"
+            f"{sum(v for k, v in c.items() if k.startswith('ANSWERABLE'))}, "
+            f"underspecified asked {c['UNDERSPECIFIED:ask']}, "
+            f"underspecified abstained {c['UNDERSPECIFIED:abstain']}"
+        )
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
