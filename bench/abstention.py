@@ -39,6 +39,7 @@ from tellmemore.analysis import mood  # noqa: E402
 from tellmemore.answer import phrase  # noqa: E402
 from tellmemore.answer.abstain import evidence_hits, lexical_coverage  # noqa: E402
 from tellmemore.answer.judge import Action, TurnEvidence, judge  # noqa: E402
+from tellmemore.answer.scorer import Scorer  # noqa: E402
 from tellmemore.answer.stated import value_share  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.conversation.phrasings import search_phrasings  # noqa: E402
@@ -81,7 +82,7 @@ def scores(
         context = ResolveContext(term_stats=index.term_stats, window=settings.conversation.window)
         resolver = EmbeddedResolver()
         followups = [t for t in dataset.turns if t.history]
-        out: dict[str, list[tuple[float, float, float, str, float, bool, bool]]] = {
+        out: dict[str, list[tuple[float, float, float, str, float, bool, bool, dict]]] = {  # type: ignore[type-arg]
             "answerable": [],
             "out_of_scope": [],
         }
@@ -142,6 +143,11 @@ def scores(
                         share,
                         unstated is not None and not remark,
                         unstated is not None,
+                        {
+                            k.removeprefix("abstain."): v
+                            for k, v in verdict.features.items()
+                            if k.startswith("abstain.")
+                        },
                     )
                 )
         return out
@@ -149,8 +155,8 @@ def scores(
         index.close()
 
 
-def abstains(case: tuple[float, float, float, str, float, bool, bool], rule: dict) -> bool:  # type: ignore[type-arg]
-    fused, own, cover, action, share, unstated, unstated_or_remark = case
+def abstains(case: tuple, rule: dict) -> bool:  # type: ignore[type-arg]
+    fused, own, cover, action, share, unstated, unstated_or_remark, features = case
     if rule.get("phrase") == "remarks too" and unstated_or_remark:
         return True  # as before session 19: a remark read as a question
     if rule["evidence"] == "judged":
@@ -159,15 +165,15 @@ def abstains(case: tuple[float, float, float, str, float, bool, bool], rule: dic
         return True  # a question for a value no sentence about it states (answer.stated)
     if rule.get("phrase") and unstated:
         return True  # the passages holding its head noun never say its kind (answer.phrase)
+    if rule.get("model") is not None:  # a fitted scorer in the floor's place
+        return not features or rule["model"].decide(features)
     dense = fused if rule["evidence"] == "every phrasing" else own
     if dense >= rule["floor"]:
         return False
     return rule["coverage"] is None or cover < rule["coverage"]
 
 
-def share(
-    cases: list[tuple[float, float, float, str, float, bool, bool]], rule: dict, *, abstain: bool
-) -> float:  # type: ignore[type-arg]
+def share(cases: list[tuple], rule: dict, *, abstain: bool) -> float:  # type: ignore[type-arg]
     return sum(abstains(c, rule) == abstain for c in cases) / len(cases) if cases else 0.0
 
 
@@ -180,6 +186,11 @@ def main() -> None:
         "--domains",
         default=",".join(DOMAINS),
         help="the domains whose follow-ups are measured (foreign questions: from all three)",
+    )
+    parser.add_argument(
+        "--abstain-model",
+        type=Path,
+        help="also a row with this fitted abstain scorer (JSON) in the floor's place",
     )
     args = parser.parse_args()
     settings = Settings()
@@ -227,13 +238,24 @@ def main() -> None:
         }
     )
     rules.append({"evidence": "judged", "floor": None, "coverage": None})  # opt-in
+    if args.abstain_model:
+        model = Scorer.from_json(json.loads(args.abstain_model.read_text()))
+        rules.append(
+            {
+                "evidence": f"{PHRASE_ROW}, scorer {args.abstain_model.name} for the floor",
+                "floor": None,
+                "coverage": None,
+                "phrase": True,
+                "model": model,
+            }
+        )
     rows = []
     for d in measured:
         for rule in rules:
             rows.append(
                 {
                     "domain": d,
-                    **rule,
+                    **{k: v for k, v in rule.items() if k != "model"},
                     "false_abstention": share(results[d]["answerable"], rule, abstain=True),
                     "missed_abstention": share(results[d]["out_of_scope"], rule, abstain=False),
                 }
@@ -310,8 +332,9 @@ def render(payload: dict) -> str:  # type: ignore[type-arg]
         b = "**" if on else ""
         cover = "off" if r["coverage"] is None else f"{r['coverage']:.2f}"
         stated = r.get("value") or "off"
+        floor = "scorer" if r["floor"] is None else f"{r['floor']:.2f}"
         lines.append(
-            f"| {r['domain']} | {r['evidence']} | {r['floor']:.2f} | {cover} | {stated} | "
+            f"| {r['domain']} | {r['evidence']} | {floor} | {cover} | {stated} | "
             f"{b}{r['false_abstention']:.3f} ({wrong}/{n}){b} | "
             f"{b}{r['missed_abstention']:.3f}{b} |"
         )
