@@ -32,6 +32,7 @@ from handbook_corpora import DEV_NAMES  # noqa: E402
 
 from tellmemore.answer.answerability import FEATURES  # noqa: E402
 from tellmemore.answer.scorer import Scorer, fit  # noqa: E402
+from tellmemore.config import RetrievalSettings  # noqa: E402
 
 VARIANTS: dict[str, tuple[str, ...]] = {
     "V1": FEATURES,
@@ -92,11 +93,52 @@ def counts(rows: list[dict[str, Any]], model: Scorer | None) -> Counter[str]:
     return c
 
 
+def mtrag_un(rows: list[dict[str, Any]], model: Scorer | None) -> dict[str, Counter[str]]:
+    """The default decision on MTRAG-UN's labelled turns (`bench/behaviour_features.py`
+    rows) with `model` in the floor's place (None: the floor), per domain: a turn a rule
+    abstained on before the scorer (the phrase rule: no features kept) abstains."""
+    out: dict[str, Counter[str]] = {}
+    cut = RetrievalSettings()
+    for r in rows:
+        if r["path"] != "judged":
+            did = {"resolver asked back": "ask", "nothing retrieved": "abstain"}.get(
+                r["path"], "answer"
+            )
+        else:
+            f = {k.removeprefix("abstain."): v for k, v in r["features"].items()}
+            if "raw_cos" not in f:
+                refuses = True
+            elif model is None:
+                refuses = f["raw_cos"] < cut.min_dense_score and f["coverage"] < (
+                    cut.min_lexical_coverage
+                )
+            else:
+                refuses = model.decide(f)
+            did = "abstain" if refuses else "ask" if r.get("asks_back") else "answer"
+        label = "ANSWERABLE" if r["label"] in ("ANSWERABLE", "PARTIAL") else r["label"]
+        out.setdefault(r["domain"], Counter())[f"{label}:{did}"] += 1
+    return out
+
+
+def _rates(c: Counter[str]) -> str:
+    def n(label: str) -> int:
+        return sum(v for k, v in c.items() if k.startswith(f"{label}:"))
+
+    return (
+        f"abstain UNANSWERABLE {c['UNANSWERABLE:abstain']}/{n('UNANSWERABLE')}, "
+        f"ANSWERABLE+PARTIAL {c['ANSWERABLE:abstain']}/{n('ANSWERABLE')}; "
+        f"ask UNDERSPECIFIED {c['UNDERSPECIFIED:ask']}/{n('UNDERSPECIFIED')}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--features", type=Path, required=True)
     parser.add_argument("--models", type=Path, required=True)
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--behaviour", type=Path, help="bench/behaviour_features.py rows: MTRAG-UN figures too"
+    )
     args = parser.parse_args()
     data = {p.stem: json.loads(p.read_text())["rows"] for p in sorted(args.features.glob("*.json"))}
     lines = []
@@ -109,8 +151,9 @@ def main() -> None:
             model = fit_on(others, names, f"handbooks without {corpus}")
             (folder / f"{corpus}.json").write_text(json.dumps(model.to_json(), indent=1) + "\n")
             group = "dev" if corpus in DEV_NAMES else "held out"
-            for key, model_or_floor in (("floor", None), (variant, model)):
-                totals.setdefault(f"{group} {key}", Counter()).update(counts(rows, model_or_floor))
+            if variant == next(iter(VARIANTS)):
+                totals.setdefault(f"{group} floor", Counter()).update(counts(rows, None))
+            totals.setdefault(f"{group} {variant}", Counter()).update(counts(rows, model))
         dev = [r for c, rs in data.items() if c in DEV_NAMES for r in rs]
         model = fit_on(dev, names, "dev handbooks")
         (folder / "dev.json").write_text(json.dumps(model.to_json(), indent=1) + "\n")
@@ -132,6 +175,15 @@ def main() -> None:
             f"underspecified asked {c['UNDERSPECIFIED:ask']}, "
             f"underspecified abstained {c['UNDERSPECIFIED:abstain']}"
         )
+    if args.behaviour:
+        behaviour = json.loads(args.behaviour.read_text())["rows"]
+        for name in ("floor", *(f"{v}/{m}" for v in VARIANTS for m in ("dev", "all"))):
+            model = None
+            if name != "floor":
+                path = args.models / f"{name}.json"
+                model = Scorer.from_json(json.loads(path.read_text()))
+            for domain, c in mtrag_un(behaviour, model).items():
+                lines.append(f"mtrag-un {domain} {name}: " + _rates(c))
     text = "\n".join(lines)
     print(text)
     if args.out:
