@@ -23,6 +23,10 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # docstrings are wrapped at 100 columns in the source: "markdown" rewraps a paragraph
+    # to the terminal ("rich" kept each source line break, so a command's summary in
+    # `--help` broke mid-sentence)
+    rich_markup_mode="markdown",
 )
 app.command("ingest")(ingest.ingest_command)
 app.command("search")(search.search_command)

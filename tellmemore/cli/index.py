@@ -7,7 +7,9 @@ from rich.table import Table
 
 from tellmemore.cli.common import JsonOpt, ProjectOpt, console, open_assistant, print_json
 
-app = typer.Typer(help="Inspect and maintain the index.", no_args_is_help=True)
+app = typer.Typer(
+    help="Inspect and maintain the index.", no_args_is_help=True, rich_markup_mode="markdown"
+)
 
 
 @app.command("stats")

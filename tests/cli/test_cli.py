@@ -233,3 +233,13 @@ def test_ingest_counts_a_built_sites_assets_by_type_and_lists_real_failures(
     out = " ".join(_run("ingest", str(few), "--project", str(tmp_path / "q")).split())
     assert "notes.xyz: unsupported file type .xyz" in out
     assert "files of types no loader reads" not in out
+
+
+def test_help_rewraps_a_command_summary_to_the_terminal() -> None:
+    """A docstring wrapped in the source reads as one paragraph in `--help`, not broken at
+    the source's line ends ("Word (.docx), OpenDocument (.odt),| PowerPoint ...")."""
+    result = runner.invoke(app, ["--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "Word (.docx), OpenDocument (.odt), PowerPoint (.pptx)" in result.output
+    ingest = runner.invoke(app, ["ingest", "--help"], env={"COLUMNS": "200"})
+    assert "Safe to rerun: unchanged content is not re-embedded" in ingest.output
