@@ -45,6 +45,13 @@ A seventeenth, held out too: GitHub's developer documentation (CC BY 4.0: REST a
 rate limits, authentication and tokens, token expiry and revocation, errors and status codes,
 API versions, webhooks and their failures, GitHub Actions limits), a hosted API's service
 documentation.
+
+An eighteenth, held out too: the Foundation for Public Code's staff handbook pages (CC0:
+vacation and buying extra days, emergency and care leave, sickness and its pay, pregnancy and
+partner leave, working hours and overtime, expenses and the remuneration policy, travel,
+remote working, professional development, gifts and conflicts of interest, probation,
+contracts and renewals, onboarding, offboarding, payroll, public holidays), a Dutch
+non-profit's employee handbook.
 """
 
 from __future__ import annotations
@@ -169,6 +176,11 @@ CORPORA = {
         "github_docs",
         "GitHub's developer documentation on API limits, tokens, errors and webhooks, CC BY 4.0",
     ),
+    "publiccode": _held_out(
+        "publiccode",
+        "publiccode_handbook",
+        "the Foundation for Public Code's staff handbook pages, CC0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -178,12 +190,13 @@ CORPORA = {
     ),
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
-Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse and GitHub
-go to the ignored bench/.trials by default, so their turns cannot land in bench/results by
-accident."""
+Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub and
+the Foundation for Public Code go to the ignored bench/.trials by default, so their turns cannot
+land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
-Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub)."""
+Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub, the Foundation for
+Public Code)."""
 HELD_OUT_NAMES = tuple(name for name, c in CORPORA.items() if c.held_out)
 """The held-out corpora in the order they were added: what the benches fit nothing on."""
 DEV_NAMES = tuple(name for name, c in CORPORA.items() if not c.held_out)

@@ -71,6 +71,10 @@ CORPORA = {
         DATA / "github_docs",
         DATA / "github_docs_conversations.jsonl",
     ),
+    "publiccode": (
+        DATA / "publiccode_handbook",
+        DATA / "publiccode_handbook_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -226,6 +230,7 @@ def test_trial_finds_each_corpus_and_any_folder(
             "nextcloud",
             "flowfuse",
             "github",
+            "publiccode",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
