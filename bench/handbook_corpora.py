@@ -52,6 +52,13 @@ partner leave, working hours and overtime, expenses and the remuneration policy,
 remote working, professional development, gifts and conflicts of interest, probation,
 contracts and renewals, onboarding, offboarding, payroll, public holidays), a Dutch
 non-profit's employee handbook.
+
+A nineteenth, held out too: DVELP's staff handbook pages (MIT: booking holidays and public
+holidays, working hours, time off in lieu, sickness absence and certificates, compassionate
+leave, maternity and paternity leave and their statutory pay, flexible working requests,
+expenses, the referral reward, training courses, goal reviews, mentoring and onboarding, own
+devices and returning equipment, grievances, disciplinary warnings, harassment), a UK
+consultancy's staff handbook.
 """
 
 from __future__ import annotations
@@ -181,6 +188,11 @@ CORPORA = {
         "publiccode_handbook",
         "the Foundation for Public Code's staff handbook pages, CC0",
     ),
+    "dvelp": _held_out(
+        "dvelp",
+        "dvelp_handbook",
+        "DVELP's staff handbook pages on people policy, MIT",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -190,13 +202,13 @@ CORPORA = {
     ),
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
-Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub and
-the Foundation for Public Code go to the ignored bench/.trials by default, so their turns cannot
-land in bench/results by accident."""
+Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub,
+the Foundation for Public Code and DVELP go to the ignored bench/.trials by default, so their
+turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
 Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub, the Foundation for
-Public Code)."""
+Public Code, DVELP)."""
 HELD_OUT_NAMES = tuple(name for name, c in CORPORA.items() if c.held_out)
 """The held-out corpora in the order they were added: what the benches fit nothing on."""
 DEV_NAMES = tuple(name for name, c in CORPORA.items() if not c.held_out)

@@ -75,6 +75,10 @@ CORPORA = {
         DATA / "publiccode_handbook",
         DATA / "publiccode_handbook_conversations.jsonl",
     ),
+    "dvelp": (
+        DATA / "dvelp_handbook",
+        DATA / "dvelp_handbook_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -231,6 +235,7 @@ def test_trial_finds_each_corpus_and_any_folder(
             "flowfuse",
             "github",
             "publiccode",
+            "dvelp",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
