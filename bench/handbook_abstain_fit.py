@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "scripts")]
 
+from fit_behaviour import floor_decision  # noqa: E402
 from handbook_corpora import DEV_NAMES  # noqa: E402
 
 from tellmemore.answer.answerability import FEATURES  # noqa: E402
 from tellmemore.answer.scorer import Scorer, fit  # noqa: E402
-from tellmemore.config import RetrievalSettings  # noqa: E402
 
 VARIANTS: dict[str, tuple[str, ...]] = {
     "V1": FEATURES,
@@ -95,26 +95,18 @@ def counts(rows: list[dict[str, Any]], model: Scorer | None) -> Counter[str]:
 
 def mtrag_un(rows: list[dict[str, Any]], model: Scorer | None) -> dict[str, Counter[str]]:
     """The default decision on MTRAG-UN's labelled turns (`bench/behaviour_features.py`
-    rows) with `model` in the floor's place (None: the floor), per domain: a turn a rule
-    abstained on before the scorer (the phrase rule: no features kept) abstains."""
+    rows) with `model` in the floor's place (None: the floor, as `scripts/fit_behaviour.py`
+    replays it), per domain: a turn a rule abstained on before the scorer (the phrase rule:
+    no features kept) abstains."""
     out: dict[str, Counter[str]] = {}
-    cut = RetrievalSettings()
     for r in rows:
-        if r["path"] != "judged":
-            did = {"resolver asked back": "ask", "nothing retrieved": "abstain"}.get(
-                r["path"], "answer"
-            )
+        if r["path"] == "judged" and "abstain.raw_cos" not in r["features"]:
+            did = "abstain"
+        elif model is None or r["path"] != "judged":
+            did = floor_decision(r)
         else:
             f = {k.removeprefix("abstain."): v for k, v in r["features"].items()}
-            if "raw_cos" not in f:
-                refuses = True
-            elif model is None:
-                refuses = f["raw_cos"] < cut.min_dense_score and f["coverage"] < (
-                    cut.min_lexical_coverage
-                )
-            else:
-                refuses = model.decide(f)
-            did = "abstain" if refuses else "ask" if r.get("asks_back") else "answer"
+            did = "abstain" if model.decide(f) else "ask" if r.get("asks_back") else "answer"
         label = "ANSWERABLE" if r["label"] in ("ANSWERABLE", "PARTIAL") else r["label"]
         out.setdefault(r["domain"], Counter())[f"{label}:{did}"] += 1
     return out
