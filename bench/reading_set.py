@@ -1,7 +1,8 @@
-"""Which three of the top five passages the offline answer reads, learned (issue 21).
+"""Which passages the offline answer reads, learned: the scorer of `answer.reading` (issue 21).
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/reading_set.py --tag named40c \
-        [--vectors /work/cache/reading_vectors.pkl] [--out bench/results/reading_set]
+    TRIALS_OUT=bench/.trials HF_HUB_OFFLINE=1 .venv/bin/python bench/reading_set.py \
+        --mtrag ../shared/bench --cache /work/cache/bench_md --no-pool \
+        [--any] [--write] [--vectors FILE] --out bench/results/reading_set_siblings
 
 The offline answer reads the first three fused hits (`extractive.MAX_CHUNKS`). Over the
 seventeen handbook trials of main at session 41, the passage holding a turn's `expect`
@@ -9,22 +10,24 @@ strings was the 4th or 5th hit in 114 of the 1138 answered ANSWERABLE held-out t
 never quoted. A hand rule (the densest passage read third, bench/results/densest_passage.md)
 gained on the handbooks and lost on every MTRAG domain.
 
-Here a conditional logit over per-passage features (`features` below) is fitted
-on the trials' own turns (label: the passage holds every `expect` string, as the trial
-judges), leave-one-corpus-out: each corpus is replayed with the model fitted on the others.
-The answer then reads the three best-scored passages, in their fused order, and is judged
-as `bench/trial_answers.py` judges it. Held-out corpora are reported as totals only.
-With `--mtrag DATA --cache DIR` MTRAG's retrieved turns (human rewrite, top 5 of the cached
-eval index, a gold passage positive) join the fit, and the answer F1 against MTRAG's and
-MTRAG-UN's references is reported with the reading off and on (each MTRAG domain with the
-model fitted without it). Measured, not shipped: bench/results/reading_set.md.
+Here `answer.reading`'s conditional logit over per-passage features is fitted on the trials'
+own turns (label: the passage holds every `expect` string, as the trial judges),
+leave-one-corpus-out: each corpus is replayed with the model fitted on the others, its
+answers judged as `bench/trial_answers.py` judges a trial's. By default a 4th or 5th hit
+sharing a document with one of the first three may take the weakest one's place
+(`reading.order`, opt-in `retrieval.read_siblings`); `--any` reads the three best-scored of
+the five, whatever their document. Held-out corpora are reported as totals only. With
+`--mtrag DATA --cache DIR` the answer F1 against MTRAG's and MTRAG-UN's references (top 5 of
+the cached eval index) is reported with the reading off and on; without `--no-pool` MTRAG's
+turns join the fit (a gold passage positive; each MTRAG domain scored by a model fitted
+without it). `--write` writes the all-handbook fit as `reading_weights.json`.
+bench/results/reading_set.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import pickle
 import sys
@@ -42,87 +45,19 @@ from handbook_corpora import CORPORA  # noqa: E402
 from sentence_screen import CachedEmbed  # noqa: E402
 from trial_answers import answerable_rows, hits_of, holds  # noqa: E402
 
-from tellmemore.answer import extractive, scoring  # noqa: E402
-from tellmemore.answer.answer_types import asked_type  # noqa: E402
-from tellmemore.answer.answer_types import holds as holds_kind  # noqa: E402
-from tellmemore.answer.scoring import Embed, Scorer, content_stems  # noqa: E402
-from tellmemore.answer.units import units  # noqa: E402
+from tellmemore.answer import extractive, reading, scoring  # noqa: E402
+from tellmemore.answer.reading import FEATURES, POOL, READ, features  # noqa: E402
+from tellmemore.answer.scoring import Embed, Scorer  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.types import Hit  # noqa: E402
 
-READ = 3
-"""Passages the answer reads (`extractive.MAX_CHUNKS`)."""
-POOL = 5
-"""Hits the choice is made among."""
-
-FEATURES = (
-    "rank",
-    "score_share",
-    "dense_gap",
-    "bm25_share",
-    "unit_cosine_gap",
-    "header_cosine",
-    "stems",
-    "header_stems",
-    "same_doc",
-    "asked_kind",
-    "log_words",
-)
-
-
-def _header(hit: Hit) -> str:
-    return hit.chunk.header or hit.chunk.title or ""
-
-
-def _units(hit: Hit) -> list[str]:
-    return [u.text for u in units(hit.chunk.text, hit.chunk.header)] or [hit.chunk.text]
-
-
-def features(query: str, hits: Sequence[Hit], embed: Embed) -> np.ndarray:
-    """One row of `FEATURES` per hit of `hits`, relative to the other hits where a raw value
-    would mean different things on different corpora (scores, cosines)."""
-    n = len(hits)
-    q_stems = content_stems(query)
-    kind = asked_type(query)
-    scores = [h.score for h in hits]
-    dense = [h.dense if h.dense is not None else -1.0 for h in hits]
-    bm25 = [h.bm25 or 0.0 for h in hits]
-    unit_lists = [_units(h) for h in hits]
-    flat = [u for us in unit_lists for u in us]
-    headers = [_header(h) for h in hits]
-    vecs = embed([query, *flat, *headers])
-    qv, unit_v, head_v = vecs[0], vecs[1 : 1 + len(flat)], vecs[1 + len(flat) :]
-    unit_cos = unit_v @ qv
-    best_unit, start = [], 0
-    for us in unit_lists:
-        best_unit.append(float(unit_cos[start : start + len(us)].max()))
-        start += len(us)
-    top_doc = hits[0].chunk.doc_id if hits else ""
-    rows = []
-    for i, h in enumerate(hits):
-        stems = content_stems(h.chunk.text)
-        head_stems = content_stems(headers[i])
-        rows.append(
-            [
-                float(i),
-                scores[i] / max(scores) if max(scores) > 0 else 0.0,
-                dense[i] - max(dense),
-                bm25[i] / max(bm25) if max(bm25) > 0 else 0.0,
-                best_unit[i] - max(best_unit),
-                float(head_v[i] @ qv),
-                len(q_stems & stems) / len(q_stems) if q_stems else 0.0,
-                len(q_stems & head_stems) / len(q_stems) if q_stems else 0.0,
-                float(h.chunk.doc_id == top_doc),
-                float(kind is not None and holds_kind(h.chunk.text, kind)),
-                math.log1p(len(h.chunk.text.split())),
-            ]
-        )
-    return np.asarray(rows, dtype=float).reshape(n, len(FEATURES))
-
 
 def reading_order(query: str, hits: Sequence[Hit], embed: Embed, model: Scorer) -> list[int]:
-    """Indices of `hits`: the `READ` best-scored of the first `POOL` (by `model`), in their
-    fused order, then the rest in fused order."""
+    """The product's order (`reading.order`: a sibling of a passage read may take the weakest
+    one's place), or with `--any` the three best-scored of the first five, whatever their
+    document (the variant that lost on MTRAG)."""
+    if not ANY_PASSAGE:
+        return reading.order(query, hits, embed, model)
     n = len(hits)
     if min(n, POOL) <= READ:
         return list(range(n))
@@ -131,6 +66,9 @@ def reading_order(query: str, hits: Sequence[Hit], embed: Embed, model: Scorer) 
     return chosen + [i for i in range(n) if i not in chosen]
 
 
+ANY_PASSAGE = False
+"""`--any`: any 4th or 5th hit may be read, not only a sibling of a passage read."""
+WEIGHTS = Path(reading.__file__).with_name("reading_weights.json")
 TRIALS = Path(os.environ.get("TRIALS_OUT", Path(__file__).resolve().parent / ".trials"))
 
 
@@ -167,7 +105,7 @@ def fit(rows: Sequence[dict[str, Any]], embed: CachedEmbed, l2: float) -> scorin
 
 def answer_holds(row: dict[str, Any], hits: list[Hit], embed: CachedEmbed) -> bool:
     """The shipped sentence choice over `hits` in the order given (no learned reading)."""
-    selection = extractive.selection_of(Settings().retrieval)
+    selection = {**extractive.selection_of(Settings().retrieval), "reading": False}
     quoted = extractive.best_sentences(row["standalone"], hits, embed=embed, **selection)
     return holds(" ".join(e.sentence for e in quoted), row["expect"])
 
@@ -217,7 +155,7 @@ def mtrag_rows(data: Path, cache: Path) -> dict[str, list[dict[str, Any]]]:
 
 
 def answer_text(query: str, hits: Sequence[Hit], embed: CachedEmbed) -> str:
-    selection = extractive.selection_of(Settings().retrieval)
+    selection = {**extractive.selection_of(Settings().retrieval), "reading": False}
     return " ".join(
         e.sentence for e in extractive.best_sentences(query, hits, embed=embed, **selection)
     )
@@ -258,12 +196,16 @@ def main() -> None:
         "--mtrag", type=Path, help="also fit on MTRAG's retrieved turns (the bench data folder)"
     )
     parser.add_argument("--cache", type=Path, help="the eval index cache (with --mtrag)")
+    parser.add_argument("--any", action="store_true", help="see ANY_PASSAGE")
+    parser.add_argument("--write", action="store_true", help="write the all-handbook fit")
     parser.add_argument(
         "--no-pool",
         action="store_true",
         help="with --mtrag: fit on the handbooks only, MTRAG answers judged, not fitted on",
     )
     args = parser.parse_args()
+    global ANY_PASSAGE
+    ANY_PASSAGE = args.any
     fresh = [n for n in CORPORA if not (TRIALS / f"trial_{args.tag}_{n}.json").exists()]
     by = load(args.tag, [n for n in CORPORA if n not in fresh])
     vectors: dict[str, Any] = (
@@ -293,6 +235,14 @@ def main() -> None:
     model = fit([r for rs in by.values() for r in rs] + pooled, embed, args.l2)
     results["weights"] = dict(zip(FEATURES, map(float, model.weights), strict=True))
     print("weights (all)", json.dumps(results["weights"]), flush=True)
+    if args.write:
+        about = (
+            f"the {len(by)} bundled handbook trials of tag {args.tag}: each answered ANSWERABLE "
+            "turn's top 5 hits, a passage positive when it holds every expect string"
+            + ("; with MTRAG's retrieved turns, a gold passage positive" if pooled else "")
+            + f"; conditional logit, L2 {args.l2} (bench/reading_set.py --write)"
+        )
+        WEIGHTS.write_text(reading.to_json(model, fitted_on=about), encoding="utf-8")
     if args.vectors:
         args.vectors.write_bytes(pickle.dumps(vectors))
     if args.out:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from tellmemore.answer import edits, lists, scoring, selection, steps, superlatives
 from tellmemore.answer import legacy as legacy_ranking
+from tellmemore.answer import reading as passage_reading
 from tellmemore.answer.answer_types import AnswerType, amount_columns, asked_type
 from tellmemore.answer.legacy import Scored
 from tellmemore.answer.lists import listed_class
@@ -55,6 +56,7 @@ class Selection(TypedDict):
     continuation: bool
     opening: bool
     headed: bool
+    reading: bool
 
 
 def selection_of(settings: RetrievalSettings) -> Selection:
@@ -67,6 +69,7 @@ def selection_of(settings: RetrievalSettings) -> Selection:
         continuation=settings.quote_continuation,
         opening=settings.quote_opening,
         headed=settings.quote_headed,
+        reading=settings.read_siblings,
     )
 
 
@@ -123,6 +126,7 @@ def best_sentences(
     outline: Callable[[Hit], Sequence[Sequence[str]]] | None = None,
     opening: bool = False,
     headed: bool = False,
+    reading: bool = False,
 ) -> list[Extract]:
     """The sentences to quote, in reading order (by chunk rank, then position).
 
@@ -143,7 +147,26 @@ def best_sentences(
     before it (opt-in, `retrieval.quote_headed`, `_fitted_scores`).
     `outline` gives a
     hit's document's section paths in order: a list question that quoted no list gets the
-    kinds the top document's headings name (`lists.kind_headings`)."""
+    kinds the top document's headings name (`lists.kind_headings`). `reading` (opt-in,
+    `retrieval.read_siblings`) lets a 4th or 5th hit from a document already read take the
+    weakest passage's place (`answer.reading`); `hit_index` still counts in `hits`."""
+    if reading and embed is not None and not legacy and not exclude:
+        order = passage_reading.order(query, hits, embed)
+        if order[:MAX_CHUNKS] != list(range(min(MAX_CHUNKS, len(hits)))):
+            picked = best_sentences(
+                query,
+                [hits[i] for i in order],
+                embed=embed,
+                scorer=scorer,
+                spread_gap=spread_gap,
+                single_gap=single_gap,
+                nearest=nearest,
+                continuation=continuation,
+                outline=outline,
+                opening=opening,
+                headed=headed,
+            )
+            return [replace(e, hit_index=order[e.hit_index]) for e in picked]
     q_terms = query_terms(query)
     if exclude:
         return _unshown(
