@@ -59,6 +59,13 @@ leave, maternity and paternity leave and their statutory pay, flexible working r
 expenses, the referral reward, training courses, goal reviews, mentoring and onboarding, own
 devices and returning equipment, grievances, disciplinary warnings, harassment), a UK
 consultancy's staff handbook.
+
+A twentieth and a twenty-first, held out too (session 42, written and labelled by helpers from
+the documents alone before any output): the Deeson Handbook's people-policy pages (CC BY-SA
+4.0, a UK digital agency: leave, working hours and place, pay, expenses and travel, tools,
+wellness, training, conferences, sabbaticals, pension, pay reviews, onboarding, sickness,
+parental leave) and CryptPad's user guide (CC BY 4.0, an encrypted collaboration suite's help
+pages: accounts, drive, sharing and access, teams, security, instances, support, the FAQ).
 """
 
 from __future__ import annotations
@@ -193,6 +200,16 @@ CORPORA = {
         "dvelp_handbook",
         "DVELP's staff handbook pages on people policy, MIT",
     ),
+    "deeson": _held_out(
+        "deeson",
+        "deeson_handbook",
+        "the Deeson Handbook's people-policy pages (a UK digital agency), CC BY-SA 4.0",
+    ),
+    "cryptpad": _held_out(
+        "cryptpad",
+        "cryptpad_help",
+        "CryptPad's user guide on accounts, sharing, access, teams and security, CC BY 4.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -203,12 +220,12 @@ CORPORA = {
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
 Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub,
-the Foundation for Public Code and DVELP go to the ignored bench/.trials by default, so their
-turns cannot land in bench/results by accident."""
+the Foundation for Public Code, DVELP, Deeson and CryptPad go to the ignored bench/.trials by
+default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
 Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub, the Foundation for
-Public Code, DVELP)."""
+Public Code, DVELP, Deeson, CryptPad)."""
 HELD_OUT_NAMES = tuple(name for name, c in CORPORA.items() if c.held_out)
 """The held-out corpora in the order they were added: what the benches fit nothing on."""
 DEV_NAMES = tuple(name for name, c in CORPORA.items() if not c.held_out)

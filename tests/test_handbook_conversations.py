@@ -79,6 +79,14 @@ CORPORA = {
         DATA / "dvelp_handbook",
         DATA / "dvelp_handbook_conversations.jsonl",
     ),
+    "deeson": (
+        DATA / "deeson_handbook",
+        DATA / "deeson_handbook_conversations.jsonl",
+    ),
+    "cryptpad": (
+        DATA / "cryptpad_help",
+        DATA / "cryptpad_help_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -236,6 +244,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "github",
             "publiccode",
             "dvelp",
+            "deeson",
+            "cryptpad",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
