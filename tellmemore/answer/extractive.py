@@ -150,38 +150,23 @@ def best_sentences(
     kinds the top document's headings name (`lists.kind_headings`). `reading` (opt-in,
     `retrieval.read_siblings`) lets a 4th or 5th hit from a document already read take the
     weakest passage's place (`answer.reading`); `hit_index` still counts in `hits`."""
+    keywords = Selection(
+        spread_gap=spread_gap,
+        single_gap=single_gap,
+        nearest=nearest,
+        continuation=continuation,
+        opening=opening,
+        headed=headed,
+        reading=False,
+    )
     if reading and embed is not None and not legacy and not exclude:
         order = passage_reading.order(query, hits, embed)
         if order[:MAX_CHUNKS] != list(range(min(MAX_CHUNKS, len(hits)))):
-            picked = best_sentences(
-                query,
-                [hits[i] for i in order],
-                embed=embed,
-                scorer=scorer,
-                spread_gap=spread_gap,
-                single_gap=single_gap,
-                nearest=nearest,
-                continuation=continuation,
-                outline=outline,
-                opening=opening,
-                headed=headed,
-            )
-            return [replace(e, hit_index=order[e.hit_index]) for e in picked]
+            subset = [hits[i] for i in order]
+            return _mapped_back(query, subset, order, embed, scorer, keywords, outline)
     q_terms = query_terms(query)
     if exclude:
-        return _unshown(
-            query,
-            hits,
-            exclude,
-            embed=embed,
-            scorer=scorer,
-            spread_gap=spread_gap,
-            single_gap=single_gap,
-            nearest=nearest,
-            continuation=continuation,
-            opening=opening,
-            headed=headed,
-        )
+        return _unshown(query, hits, exclude, embed, scorer, keywords)
     # never quote what speaks to the assistant, nor a document's own [n] or <source> tags
     chunk_units = [quotable(units(h.chunk.text, h.chunk.header)) for h in hits[:MAX_CHUNKS]]
     step = _the_step(query, chunk_units)
@@ -239,15 +224,9 @@ def _unshown(
     query: str,
     hits: Sequence[Hit],
     shown: Sequence[str],
-    *,
     embed: scoring.Embed | None,
     scorer: scoring.Scorer | None,
-    spread_gap: float | None = None,
-    single_gap: float | None = None,
-    nearest: bool = True,
-    continuation: bool = False,
-    opening: bool = False,
-    headed: bool = False,
+    keywords: Selection,
 ) -> list[Extract]:
     """The best sentences not yet shown, from the best chunks that still hold one."""
     fresh: list[Hit] = []
@@ -262,19 +241,22 @@ def _unshown(
             origin.append(i)
     if not fresh:
         return []
-    extracts = best_sentences(
-        query,
-        fresh,
-        embed=embed,
-        scorer=scorer,
-        spread_gap=spread_gap,
-        single_gap=single_gap,
-        nearest=nearest,
-        continuation=continuation,
-        opening=opening,
-        headed=headed,
-    )
-    return [replace(e, hit_index=origin[e.hit_index]) for e in extracts]
+    return _mapped_back(query, fresh, origin, embed, scorer, keywords, None)
+
+
+def _mapped_back(
+    query: str,
+    subset: Sequence[Hit],
+    origin: Sequence[int],
+    embed: scoring.Embed | None,
+    scorer: scoring.Scorer | None,
+    keywords: Selection,
+    outline: Callable[[Hit], Sequence[Sequence[str]]] | None,
+) -> list[Extract]:
+    """`best_sentences` over `subset` (hits of the caller's list, `origin[i]` the caller's
+    index of `subset[i]`), each extract's `hit_index` counted in the caller's list again."""
+    picked = best_sentences(query, subset, embed=embed, scorer=scorer, outline=outline, **keywords)
+    return [replace(e, hit_index=origin[e.hit_index]) for e in picked]
 
 
 def _fitted_scores(
