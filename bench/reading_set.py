@@ -31,6 +31,7 @@ import json
 import os
 import pickle
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -41,7 +42,7 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path[:0] = [os.getcwd(), str(Path(__file__).resolve().parent)]
 
-from handbook_corpora import CORPORA  # noqa: E402
+from handbook_corpora import CORPORA, DEV_NAMES  # noqa: E402
 from sentence_screen import CachedEmbed  # noqa: E402
 from trial_answers import answerable_rows, hits_of, holds  # noqa: E402
 
@@ -185,10 +186,34 @@ def f1_change(
     }
 
 
+def latency(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """CPU ms per turn of `best_sentences` over each row's five hits, the learned reading off
+    and on, embedding as a turn does (the query runtime behind a vector cache, a new
+    one each pass so nothing is cached from the pass before), the best of two
+    passes (`time.process_time`: the machine is shared)."""
+    from tellmemore.index.embedders import SentenceTransformerEmbedder
+    from tellmemore.index.vector_cache import CachedEncode, VectorCache
+
+    base = extractive.selection_of(Settings().retrieval)
+    out: dict[str, float] = {"turns": len(rows)}
+    for name, on in (("off", False), ("on", True)):
+        passes = []
+        for _ in range(2):
+            embedder = SentenceTransformerEmbedder()
+            embedder.embed_queries(["warm up"])
+            embed = CachedEncode(embedder.embed_queries, VectorCache())
+            start = time.process_time()
+            for r in rows:
+                selection = {**base, "reading": on}
+                extractive.best_sentences(r["standalone"], r["_hits"], embed=embed, **selection)
+            passes.append((time.process_time() - start) / max(1, len(rows)) * 1000)
+        out[name] = round(min(passes), 1)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tag", default="named40c")
-    parser.add_argument("--fresh-tag", default="base41")
     parser.add_argument("--vectors", type=Path)
     parser.add_argument("--l2", type=float, default=1.0)
     parser.add_argument("--out", type=Path)
@@ -199,6 +224,12 @@ def main() -> None:
     parser.add_argument("--any", action="store_true", help="see ANY_PASSAGE")
     parser.add_argument("--write", action="store_true", help="write the all-handbook fit")
     parser.add_argument(
+        "--latency",
+        type=int,
+        metavar="N",
+        help="only time the answer on N dev turns, reading off and on (CPU ms per turn)",
+    )
+    parser.add_argument(
         "--no-pool",
         action="store_true",
         help="with --mtrag: fit on the handbooks only, MTRAG answers judged, not fitted on",
@@ -206,6 +237,10 @@ def main() -> None:
     args = parser.parse_args()
     global ANY_PASSAGE
     ANY_PASSAGE = args.any
+    if args.latency:
+        rows = [r for rs in load(args.tag, DEV_NAMES).values() for r in rs][: args.latency]
+        print(json.dumps(latency(rows)))
+        return
     fresh = [n for n in CORPORA if not (TRIALS / f"trial_{args.tag}_{n}.json").exists()]
     by = load(args.tag, [n for n in CORPORA if n not in fresh])
     vectors: dict[str, Any] = (
