@@ -294,8 +294,9 @@ class RetrievalSettings(_Section):
     corpora 656 -> 664, dev 242 -> 240; MTRAG retrieved-passage F1 within 0.0022 of before on
     every set. Default-mode trials: held-out handbooks 603 -> 612 fully right (weights fitted
     on them), the two fresh corpora 92 -> 93, dev 238 -> 236. The rule set before the run asked
-    +2 on the fresh corpora and no dev loss beyond 1, so it is not the default
-    (bench/results/reading_set.md)."""
+    +2 on the fresh corpora and no dev loss beyond 1, so it is not the default. Cost: about
+    14 ms more CPU a turn (passages 4 and 5 and the headings embedded;
+    bench/results/reading_set.md)."""
     spread_gap: float | None = Field(default=0.1, ge=0.0, le=2.0)
     """The offline answer quotes the best sentence of each other quoted chunk before the
     top chunk's next one only for chunks whose dense cosine to the query is within this of
