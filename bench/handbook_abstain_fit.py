@@ -112,6 +112,36 @@ def mtrag_un(rows: list[dict[str, Any]], model: Scorer | None) -> dict[str, Coun
     return out
 
 
+def typed_follow_up(row: dict[str, Any]) -> bool:
+    """A follow-up the resolver left as typed: turn 2 or later, nothing bound, the
+    standalone query is the message (a trial row of `bench/handbook_trial.py`)."""
+    standalone = (row["standalone"] or "").strip()
+    return row["turn"] > 0 and not row["bindings"] and standalone == row["message"].strip()
+
+
+def typed_only(
+    data: dict[str, list[dict[str, Any]]], model: Scorer, trials: Path, tag: str
+) -> list[str]:
+    """Exp BE: `model` decides on the typed follow-ups only, the floor on every other turn;
+    caught / false abstentions per group against the floor's."""
+    totals: dict[str, Counter[str]] = {}
+    for corpus, rows in data.items():
+        trial = json.loads((trials / f"trial_{tag}_{corpus}.json").read_text())
+        typed = {(t["conversation"], t["turn"]) for t in trial["rows"] if typed_follow_up(t)}
+        group = "dev" if corpus in DEV_NAMES else "held out"
+        for r in rows:
+            on_typed = (r["conversation"], r["turn"]) in typed
+            for name, did in (
+                ("floor", replay(r, None)),
+                ("typed", replay(r, model if on_typed else None)),
+            ):
+                totals.setdefault(f"{group} {name}", Counter())[f"{r['label']}:{did}"] += 1
+    return [
+        f"{key}: caught {c['UNANSWERABLE:abstain']}, false abstentions {c['ANSWERABLE:abstain']}"
+        for key, c in totals.items()
+    ]
+
+
 def _rates(c: Counter[str]) -> str:
     def n(label: str) -> int:
         return sum(v for k, v in c.items() if k.startswith(f"{label}:"))
@@ -131,8 +161,20 @@ def main() -> None:
     parser.add_argument(
         "--behaviour", type=Path, help="bench/behaviour_features.py rows: MTRAG-UN figures too"
     )
+    parser.add_argument(
+        "--typed-only",
+        type=Path,
+        metavar="MODEL",
+        help="only replay MODEL deciding on follow-ups left as typed (Exp BE) and stop",
+    )
+    parser.add_argument("--trials", type=Path, default=ROOT / "bench" / ".trials")
+    parser.add_argument("--tag", default="named40c", help="the trials the features were read on")
     args = parser.parse_args()
     data = {p.stem: json.loads(p.read_text())["rows"] for p in sorted(args.features.glob("*.json"))}
+    if args.typed_only:
+        model = Scorer.from_json(json.loads(args.typed_only.read_text()))
+        print("\n".join(typed_only(data, model, args.trials, args.tag)))
+        return
     lines = []
     totals: dict[str, Counter[str]] = {}
     for variant, names in VARIANTS.items():
