@@ -13,7 +13,9 @@ then the scorer, then the ask back), and the counts compared with the floor's.
 
 Writes OUT/<variant>/<corpus>.json (the model that corpus is judged with, for an
 end-to-end run: `retrieval.abstain_model`) OUT/<variant>/all.json (fitted on every
-corpus) and OUT/<variant>/dev.json (on the dev corpora).
+corpus) and OUT/<variant>/dev.json (on the dev corpora). `--typed-only MODEL` replays MODEL
+deciding only on the follow-ups the resolver left as typed, the floor elsewhere (Exp BE,
+bench/results/handbook_abstain_scorer.md), and stops.
 """
 
 from __future__ import annotations
