@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import pickle
 import sys
@@ -53,20 +54,33 @@ from tellmemore.config import Settings  # noqa: E402
 from tellmemore.types import Hit  # noqa: E402
 
 
-def reading_order(query: str, hits: Sequence[Hit], embed: Embed, model: Scorer) -> list[int]:
-    """The product's order (`reading.order`: a sibling of a passage read may take the weakest
-    one's place), or with `--any` the three best-scored of the first five, whatever their
-    document (the variant that lost on MTRAG)."""
+def reading_order(row: dict[str, Any], embed: Embed, model: Scorer) -> list[int]:
+    """The product's order for `row`'s query and hits (`reading.order`: a sibling of a passage
+    read may take the weakest one's place), or with `--any` the three best-scored of the first
+    five, whatever their document (the variant that lost on MTRAG)."""
+    query, hits = row["standalone"], row["_hits"]
     if not ANY_PASSAGE:
         return reading.order(query, hits, embed, model)
     n = len(hits)
     if min(n, POOL) <= READ:
         return list(range(n))
-    p = model.probabilities(features(query, hits[:POOL], embed))
+    p = model.probabilities(row_features({**row, "_hits": hits[:POOL]}, embed))
     chosen = sorted(np.argsort(-p, kind="stable")[:READ].tolist())
     return chosen + [i for i in range(n) if i not in chosen]
 
 
+def row_features(row: dict[str, Any], embed: Embed) -> np.ndarray:
+    """`reading.features` of the row's hits; with `--regime` each also times the index's size
+    (log10 of its chunks, less 2.5), so one fit may weigh a feature differently on a
+    few-hundred-chunk handbook and on a pooled corpus of tens of thousands."""
+    x = features(row["standalone"], row["_hits"], embed)
+    if not REGIME:
+        return x
+    return np.hstack([x, x * (math.log10(row["_n"]) - 2.5)])
+
+
+REGIME = False
+"""`--regime` (with `--any`): the features and their products with the index's size."""
 ANY_PASSAGE = False
 """`--any`: any 4th or 5th hit may be read, not only a sibling of a passage read."""
 WEIGHTS = Path(reading.__file__).with_name("reading_weights.json")
@@ -88,7 +102,7 @@ def load(tag: str, corpora: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
                 for h, k in zip(hits_of(row, trial["passages"]), row["hits"], strict=True)
             ]
             labels = np.array([float(holds(h.chunk.text, row["expect"])) for h in hits])
-            rows.append({**row, "_hits": hits, "_labels": labels})
+            rows.append({**row, "_hits": hits, "_labels": labels, "_n": trial["chunks"]})
         out[name] = rows
     return out
 
@@ -98,7 +112,7 @@ def fit(rows: Sequence[dict[str, Any]], embed: CachedEmbed, l2: float) -> scorin
     groups, gains = [], []
     for row in rows:
         if row["_labels"].any() and len(row["_hits"]) > 1:
-            groups.append(features(row["standalone"], row["_hits"], embed))
+            groups.append(row_features(row, embed))
             gains.append(row["_labels"])
     members = [g.astype(float) for g in gains]
     return scoring.fit_listwise(groups, gains, members, l2=l2)
@@ -122,7 +136,7 @@ def replay(
         if model is None:
             after = before
         else:
-            order = reading_order(row["standalone"], hits, embed, model)
+            order = reading_order(row, embed, model)
             changed = order[:READ] != list(range(min(READ, len(hits))))
             moved += changed
             after = answer_holds(row, [hits[i] for i in order], embed) if changed else before
@@ -142,13 +156,21 @@ def mtrag_rows(data: Path, cache: Path) -> dict[str, list[dict[str, Any]]]:
         sets = {f"mtrag/{d}": list(mtrag_cases(data, d))}
         if d in UN_DOMAINS:
             sets[f"mtrag-un/{d}"] = list(un_cases(data, d))
+        meta = next((cache / "index").glob(f"{d}-*/meta.json"))
+        chunks = json.loads(meta.read_text())["chunks"]
         for name, cases in sets.items():
             gold = [{h.chunk.id.removeprefix("c-") for h in c.hits} for c in cases]
             rows = []
             for c, g in zip(retrieve(cases, d, data, cache, 1), gold, strict=True):
                 labels = np.array([float(h.chunk.doc_id in g) for h in c.hits])
                 rows.append(
-                    {"standalone": c.query, "_hits": c.hits, "_labels": labels, "ref": c.reference}
+                    {
+                        "standalone": c.query,
+                        "_hits": c.hits,
+                        "_labels": labels,
+                        "ref": c.reference,
+                        "_n": chunks,
+                    }
                 )
             out[name] = rows
             print(name, len(rows), "turns,", sum(r["_labels"].any() for r in rows), "with gold")
@@ -172,7 +194,7 @@ def f1_change(
     for r in rows:
         hits, q = r["_hits"], r["standalone"]
         text = answer_text(q, hits, embed)
-        order = reading_order(q, hits, embed, model)
+        order = reading_order(r, embed, model)
         new = text if order[:3] == [0, 1, 2] else answer_text(q, [hits[i] for i in order], embed)
         before.append(score_text(text, r["ref"])[1])
         after.append(score_text(new, r["ref"])[1])
@@ -222,6 +244,7 @@ def main() -> None:
     )
     parser.add_argument("--cache", type=Path, help="the eval index cache (with --mtrag)")
     parser.add_argument("--any", action="store_true", help="see ANY_PASSAGE")
+    parser.add_argument("--regime", action="store_true", help="see REGIME (needs --any)")
     parser.add_argument("--write", action="store_true", help="write the all-handbook fit")
     parser.add_argument(
         "--latency",
@@ -235,8 +258,13 @@ def main() -> None:
         help="with --mtrag: fit on the handbooks only, MTRAG answers judged, not fitted on",
     )
     args = parser.parse_args()
-    global ANY_PASSAGE
+    global ANY_PASSAGE, REGIME
     ANY_PASSAGE = args.any
+    REGIME = args.regime
+    if REGIME and not ANY_PASSAGE:
+        parser.error("--regime scores with its own features: use it with --any")
+    if args.write and REGIME:
+        parser.error("--write writes the product's weights, which have no size terms")
     if args.latency:
         rows = [r for rs in load(args.tag, DEV_NAMES).values() for r in rs][: args.latency]
         print(json.dumps(latency(rows)))
@@ -268,7 +296,8 @@ def main() -> None:
         held = CORPORA[name].held_out
         print(name, "(held out)" if held else "", json.dumps(res), flush=True)
     model = fit([r for rs in by.values() for r in rs] + pooled, embed, args.l2)
-    results["weights"] = dict(zip(FEATURES, map(float, model.weights), strict=True))
+    names = (*FEATURES, *(f"{f} x size" for f in FEATURES)) if REGIME else FEATURES
+    results["weights"] = dict(zip(names, map(float, model.weights), strict=True))
     print("weights (all)", json.dumps(results["weights"]), flush=True)
     if args.write:
         about = (
