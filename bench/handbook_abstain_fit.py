@@ -95,16 +95,21 @@ def counts(rows: list[dict[str, Any]], model: Scorer | None) -> Counter[str]:
     return c
 
 
-def mtrag_un(rows: list[dict[str, Any]], model: Scorer | None) -> dict[str, Counter[str]]:
+def mtrag_un(
+    rows: list[dict[str, Any]], model: Scorer | None, typed: bool = False
+) -> dict[str, Counter[str]]:
     """The default decision on MTRAG-UN's labelled turns (`bench/behaviour_features.py`
     rows) with `model` in the floor's place (None: the floor, as `scripts/fit_behaviour.py`
     replays it), per domain: a turn a rule abstained on before the scorer (the phrase rule:
-    no features kept) abstains."""
+    no features kept) abstains. `typed`: `model` decides only on a follow-up searched as
+    typed (nothing bound, the query is the message), the floor on the others."""
     out: dict[str, Counter[str]] = {}
     for r in rows:
+        bound = (r.get("retrieved") or {}).get("bindings")
+        as_typed = not r["first_turn"] and not bound and r.get("query") == r["message"]
         if r["path"] == "judged" and "abstain.raw_cos" not in r["features"]:
             did = "abstain"
-        elif model is None or r["path"] != "judged":
+        elif model is None or r["path"] != "judged" or (typed and not as_typed):
             did = floor_decision(r)
         else:
             f = {k.removeprefix("abstain."): v for k, v in r["features"].items()}
@@ -175,7 +180,13 @@ def main() -> None:
     data = {p.stem: json.loads(p.read_text())["rows"] for p in sorted(args.features.glob("*.json"))}
     if args.typed_only:
         model = Scorer.from_json(json.loads(args.typed_only.read_text()))
-        print("\n".join(typed_only(data, model, args.trials, args.tag)))
+        lines = typed_only(data, model, args.trials, args.tag)
+        if args.behaviour:
+            behaviour = json.loads(args.behaviour.read_text())["rows"]
+            for name, m in (("floor", None), ("typed", model)):
+                for domain, c in mtrag_un(behaviour, m, typed=True).items():
+                    lines.append(f"mtrag-un {domain} {name}: " + _rates(c))
+        print("\n".join(lines))
         return
     lines = []
     totals: dict[str, Counter[str]] = {}
