@@ -66,6 +66,14 @@ the documents alone before any output): the Deeson Handbook's people-policy page
 wellness, training, conferences, sabbaticals, pension, pay reviews, onboarding, sickness,
 parental leave) and CryptPad's user guide (CC BY 4.0, an encrypted collaboration suite's help
 pages: accounts, drive, sharing and access, teams, security, instances, support, the FAQ).
+
+A twenty-second and a twenty-third, held out too (session 43, written and labelled by helpers
+from the documents alone before any output): the Loomio Co-op Handbook (CC BY-SA 4.0, a New
+Zealand worker co-operative: annual leave under the Holidays Act, employment terms, onboarding,
+the wellbeing budget, professional development, stewarding, membership, points and funding,
+conflict resolution, health and safety) and the Tor Project's support pages (MIT, short FAQ
+pages: connecting and censorship, bridges, onion sites, proxies, antivirus, verifying
+downloads, bookmarks, letterboxing, Android and iOS, reporting bugs).
 """
 
 from __future__ import annotations
@@ -210,6 +218,16 @@ CORPORA = {
         "cryptpad_help",
         "CryptPad's user guide on accounts, sharing, access, teams and security, CC BY 4.0",
     ),
+    "loomio": _held_out(
+        "loomio",
+        "loomio_handbook",
+        "the Loomio Co-op Handbook's people and membership pages (New Zealand), CC BY-SA 4.0",
+    ),
+    "tor": _held_out(
+        "tor",
+        "tor_support",
+        "the Tor Project's support pages on connecting, censorship and Tor Browser, MIT",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -220,12 +238,12 @@ CORPORA = {
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
 Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub,
-the Foundation for Public Code, DVELP, Deeson and CryptPad go to the ignored bench/.trials by
-default, so their turns cannot land in bench/results by accident."""
+the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio and Tor go to the ignored
+bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
 Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub, the Foundation for
-Public Code, DVELP, Deeson, CryptPad)."""
+Public Code, DVELP, Deeson, CryptPad, Loomio, Tor)."""
 HELD_OUT_NAMES = tuple(name for name, c in CORPORA.items() if c.held_out)
 """The held-out corpora in the order they were added: what the benches fit nothing on."""
 DEV_NAMES = tuple(name for name, c in CORPORA.items() if not c.held_out)

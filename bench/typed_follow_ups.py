@@ -52,6 +52,8 @@ GROUPS = {
     "held-out DVELP staff handbook": ("dvelp",),
     "held-out Deeson handbook": ("deeson",),
     "held-out CryptPad user guide": ("cryptpad",),
+    "held-out Loomio co-op handbook": ("loomio",),
+    "held-out Tor support pages": ("tor",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

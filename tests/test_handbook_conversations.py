@@ -87,6 +87,14 @@ CORPORA = {
         DATA / "cryptpad_help",
         DATA / "cryptpad_help_conversations.jsonl",
     ),
+    "loomio": (
+        DATA / "loomio_handbook",
+        DATA / "loomio_handbook_conversations.jsonl",
+    ),
+    "tor": (
+        DATA / "tor_support",
+        DATA / "tor_support_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -246,6 +254,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "dvelp",
             "deeson",
             "cryptpad",
+            "loomio",
+            "tor",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
