@@ -74,6 +74,13 @@ the wellbeing budget, professional development, stewarding, membership, points a
 conflict resolution, health and safety) and the Tor Project's support pages (MIT, short FAQ
 pages: connecting and censorship, bridges, onion sites, proxies, antivirus, verifying
 downloads, bookmarks, letterboxing, Android and iOS, reporting bugs).
+
+A twenty-fourth and a twenty-fifth, held out too (session 43, the same way): the P2PU Staff
+Handbook (CC BY-SA 4.0, Peer 2 Peer University, a small international non-profit: leave,
+travel, salary model, budget, roles, hiring, onboarding, meetings, communications, events,
+moderation) and PyPI's user help (Apache-2.0: storage limits, yanking, owners, names and name
+retention, account recovery, two-factor authentication, organizations and their roles,
+publishing and trusted publishing, installing, getting help).
 """
 
 from __future__ import annotations
@@ -228,6 +235,16 @@ CORPORA = {
         "tor_support",
         "the Tor Project's support pages on connecting, censorship and Tor Browser, MIT",
     ),
+    "p2pu": _held_out(
+        "p2pu",
+        "p2pu_handbook",
+        "the P2PU Staff Handbook (Peer 2 Peer University, a non-profit), CC BY-SA 4.0",
+    ),
+    "pypi": _held_out(
+        "pypi",
+        "pypi_help",
+        "PyPI's user help on accounts, projects, organizations and publishing, Apache-2.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -238,12 +255,12 @@ CORPORA = {
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
 Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub,
-the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio and Tor go to the ignored
-bench/.trials by default, so their turns cannot land in bench/results by accident."""
+the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU and PyPI go to the
+ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
 Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub, the Foundation for
-Public Code, DVELP, Deeson, CryptPad, Loomio, Tor)."""
+Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI)."""
 HELD_OUT_NAMES = tuple(name for name, c in CORPORA.items() if c.held_out)
 """The held-out corpora in the order they were added: what the benches fit nothing on."""
 DEV_NAMES = tuple(name for name, c in CORPORA.items() if not c.held_out)

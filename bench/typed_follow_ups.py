@@ -54,6 +54,8 @@ GROUPS = {
     "held-out CryptPad user guide": ("cryptpad",),
     "held-out Loomio co-op handbook": ("loomio",),
     "held-out Tor support pages": ("tor",),
+    "held-out P2PU staff handbook": ("p2pu",),
+    "held-out PyPI user help": ("pypi",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

@@ -95,6 +95,14 @@ CORPORA = {
         DATA / "tor_support",
         DATA / "tor_support_conversations.jsonl",
     ),
+    "p2pu": (
+        DATA / "p2pu_handbook",
+        DATA / "p2pu_handbook_conversations.jsonl",
+    ),
+    "pypi": (
+        DATA / "pypi_help",
+        DATA / "pypi_help_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -256,6 +264,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "cryptpad",
             "loomio",
             "tor",
+            "p2pu",
+            "pypi",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
