@@ -214,6 +214,10 @@ class Resolution:
     """Keys of `bindings` that stand for the whole message, typed inside it: "that" in "and
     if I miss that?" bound to the previous question (an ellipsis rebuilt, a topic carried;
     conversation/passes/cue.py). No antecedent replaced them in the query."""
+    withheld: Mapping[str, str] = field(default_factory=dict)
+    """Bindings the resolver proposed and did not keep, because the documents did not
+    confirm them (`conversation.binding_gate`): the message was searched as typed, with the
+    conversation's own wording as evidence, and nothing is shown as "Answering about"."""
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)
@@ -235,6 +239,7 @@ class Resolution:
             candidates=tuple(data.get("candidates") or ()),
             passes=tuple(data.get("passes") or ()),
             cues=tuple(data.get("cues") or ()),
+            withheld={str(k): str(v) for k, v in dict(data.get("withheld") or {}).items()},
         )
 
 

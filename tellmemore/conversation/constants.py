@@ -73,6 +73,13 @@ FIT_WEIGHT = 2.0
 """How much the rewritten question's best passage cosine counts beside the salience when
 choosing among them. Both set before measuring, never fitted: labelled handbook bindings
 +5 / -0, MTRAG-UN follow-up nDCG@5 +0.005 / +0.004 (bench/results/antecedent_fit.md)."""
+CONFIRM_FIT = 0.5
+"""`conversation.binding_gate`: a binding stands when its question's best passage cosine
+reaches this ... (`conversation.gating`; one of the values pre-registered in session 43,
+chosen on the dev handbooks only)."""
+CONFIRM_GAIN = 0.15
+"""... or when it raises that cosine over the message as typed by this much (session 38's
+gain, chosen on the dev handbooks; bench/results/binding_gate.md)."""
 SCOPE_MIN = 0.2
 """A user topic phrase must be at least this salient to be carried as scope."""
 CARRY_PHRASES = 2

@@ -111,6 +111,10 @@ def search_phrasings(
             queries.append(extra)
             weights.append(weight)
             context.append(extra)
+    if resolution.withheld:
+        # the referent was left as typed: what it points back to is in the conversation's
+        # wording, which is then evidence too (`conversation.gating`)
+        context = []
     return Phrasings(tuple(queries), tuple(weights), context=tuple(context))
 
 

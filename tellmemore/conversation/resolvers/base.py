@@ -46,6 +46,9 @@ class ResolveContext:
     """How well each text matches its best passage of the index (the cosine of its first
     dense hit): binding reads it to choose among a pronoun's likeliest antecedents
     (`passes.fit`). None: the salience alone decides (a caller with no index)."""
+    binding_gate: bool = False
+    """`conversation.binding_gate`: keep a referent's binding only when the documents
+    confirm it (`conversation.gating`; needs `passage_fit`)."""
     deadline: float | None = None
     """The `time.monotonic()` instant by which model calls must end (the turn's share of
     llm.deadline_s); None: each call has its own llm.deadline_s."""
@@ -59,6 +62,7 @@ class ResolveContext:
             window=settings.window,
             ask_coordinated=settings.ask_coordinated,
             name_by_heading=settings.name_by_heading,
+            binding_gate=settings.binding_gate,
             disabled_passes=frozenset(settings.disabled_passes),
             **read,
         )

@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import ClassVar
 
 from tellmemore.conversation import constants as C
+from tellmemore.conversation.gating import confirmed
 from tellmemore.conversation.named import with_heading
 from tellmemore.conversation.passes.state import RunState
 from tellmemore.conversation.preamble import split_preamble
@@ -64,4 +65,6 @@ class EmbeddedResolver:
         missing = missing_protected(message, res.query)
         if missing:  # the contract: codes, numbers and dates of the message reach the index
             res = replace(res, query=keep_protected(res.query, missing))
+        if not res.degraded:
+            res = confirmed(res, asked, context)
         return replace(res, resolver=self.name, latency_ms=(time.perf_counter() - start) * 1000.0)
