@@ -237,11 +237,19 @@ def _sla_then_cloud_connect(sample_assistant):  # type: ignore[no-untyped-def]
     return chat.ask("and what does it cost?")
 
 
-def test_a_date_is_no_antecedent(sample_assistant) -> None:
-    """The Cloud Connect SLA answer says "from 1 January 2026": "it" had bound the date."""
-    answer = _sla_then_cloud_connect(sample_assistant)
+def test_a_date_is_no_antecedent(sample_assistant_with) -> None:  # type: ignore[no-untyped-def]
+    """The Cloud Connect SLA answer says "from 1 January 2026": "it" had bound the date. The
+    binder's own choice, so the binding gate (which then withholds this one: no passage
+    confirms "what does the uptime SLA cost?") is off here."""
+    assistant = sample_assistant_with(conversation={"binding_gate": False})
+    answer = _sla_then_cloud_connect(assistant)
     assert answer.bindings.get("it")
     assert "January" not in answer.bindings["it"]
+    default = sample_assistant_with()
+    gated = _sla_then_cloud_connect(default)
+    proposed = default.trace(gated.trace_id)["resolution"]
+    either = {**proposed["bindings"], **proposed["withheld"]}
+    assert either and not any("January" in v for v in either.values())
 
 
 def test_what_an_ellipsis_swapped_out_is_left_behind(sample_assistant) -> None:

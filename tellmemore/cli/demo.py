@@ -82,7 +82,7 @@ def demo_command(
             raw_rank = resolved_rank = "-"
             if turn.gold_doc and answer.standalone_query and not answer.clarification:
                 raw_rank = _rank(assistant, turn.message, turn)
-                resolved_rank = _rank(assistant, answer.standalone_query, turn)
+                resolved_rank = _turn_rank(assistant, answer.trace_id, turn)
             if not quiet:
                 console.rule(f"[bold]{n}. you:[/] {escape(turn.message)}")
                 gate = assistant.trace(answer.trace_id).get("gate", "")
@@ -118,6 +118,19 @@ def demo_command(
             )
     finally:
         assistant.close()
+
+
+def _turn_rank(assistant, trace_id: str, turn: DemoTurn) -> str:  # type: ignore[no-untyped-def]
+    """The right passage's rank among what the turn itself retrieved (every phrasing it
+    searched, fused), as the answer was built from it."""
+    hits = assistant.trace(trace_id).get("hits") or []
+    for rank, hit in enumerate(hits[:10], start=1):
+        chunk = hit.get("chunk") or {}
+        if chunk.get("doc_id") != turn.gold_doc:
+            continue
+        if turn.gold_section is None or turn.gold_section.lower() in chunk["text"].lower():
+            return str(rank)
+    return "none"
 
 
 def _rank(assistant, query: str, turn: DemoTurn) -> str:  # type: ignore[no-untyped-def]

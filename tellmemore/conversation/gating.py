@@ -12,9 +12,13 @@ finds a close passage, so the gate rarely acts there (MTRAG within 0.003).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tellmemore.conversation import constants as C
-from tellmemore.conversation.resolvers.base import ResolveContext
 from tellmemore.types import Resolution
+
+if TYPE_CHECKING:
+    from tellmemore.conversation.resolvers.base import ResolveContext
 
 REFERENT_PASSES = frozenset({"pronoun", "definite", "ordinal"})
 """The passes whose bindings replace a referent by an antecedent (not a cue's rebuilt

@@ -157,7 +157,10 @@ def test_whole_turns_resolve_the_same_with_poisoned_documents(
     projects: tuple[Assistant, Assistant, IngestReport],
 ) -> None:
     """Turns through the pipeline, on the same history (the clean session's), decide, gate
-    and resolve alike. (Answers may differ: retrieval may surface a poisoned chunk.)"""
+    and resolve alike: the same bindings proposed. (Answers may differ: retrieval may surface
+    a poisoned chunk. So may whether a proposed binding is shown: the binding gate asks the
+    documents whether they confirm it, and a poisoned chunk about "the Pro plan" does; what
+    the referent is read as does not change.)"""
     clean, poisoned, _ = projects
     script = [
         "what escalation options do we have on cloud connect",
@@ -168,16 +171,18 @@ def test_whole_turns_resolve_the_same_with_poisoned_documents(
         "make that shorter",
     ]
     session = clean.session()
-    keep = ("query", "bindings", "ambiguous", "clarification", "unbound_referent")
+    keep = ("ambiguous", "clarification")
     for message in script:
         history = session.history
         left = clean.trace(session.ask(message).trace_id)
         right = poisoned.trace(poisoned.ask(message, history=history).trace_id)
         assert (left["decision"], left["gate"]) == (right["decision"], right["gate"]), message
         if left["resolution"] is not None:
-            assert {k: left["resolution"][k] for k in keep} == {
-                k: right["resolution"][k] for k in keep
-            }, message
+            a, b = left["resolution"], right["resolution"]
+            assert {k: a[k] for k in keep} == {k: b[k] for k in keep}, message
+            assert {**a["bindings"], **a["withheld"]} == {**b["bindings"], **b["withheld"]}
+            if not (a["withheld"] or b["withheld"]):
+                assert a["query"] == b["query"], message
 
 
 def poisoned_chunks(assistant: Assistant) -> list[tuple[str, tuple[str, ...], list[str]]]:

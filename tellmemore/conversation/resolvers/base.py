@@ -46,7 +46,7 @@ class ResolveContext:
     """How well each text matches its best passage of the index (the cosine of its first
     dense hit): binding reads it to choose among a pronoun's likeliest antecedents
     (`passes.fit`). None: the salience alone decides (a caller with no index)."""
-    binding_gate: bool = False
+    binding_gate: bool = True
     """`conversation.binding_gate`: keep a referent's binding only when the documents
     confirm it (`conversation.gating`; needs `passage_fit`)."""
     deadline: float | None = None
