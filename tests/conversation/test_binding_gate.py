@@ -14,7 +14,7 @@ from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
 from tellmemore.retrieval import passage_fit
 from tellmemore.types import Resolution, Turn
 
-from .test_passage_fit import EQUIPMENT, POLICY
+from .test_passage_fit import policy_assistant
 
 CHECK = [
     Turn("user", "Will I need to pass a background check?"),
@@ -31,13 +31,7 @@ question finds no passage close to it."""
 
 @pytest.fixture
 def project(tmp_path: Path, minilm) -> Assistant:  # type: ignore[no-untyped-def]
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "background-checks.md").write_text(POLICY, encoding="utf-8")
-    (docs / "equipment.md").write_text(EQUIPMENT, encoding="utf-8")
-    assistant = Assistant.open(tmp_path / "project", settings=Settings(), embedder=minilm)
-    assistant.ingest([docs])
-    return assistant
+    return policy_assistant(tmp_path, minilm)
 
 
 def _resolve(assistant: Assistant, message: str, history: list[Turn], gate: bool) -> Resolution:
@@ -96,13 +90,8 @@ def test_withheld_bindings_survive_the_session_store() -> None:
 
 @pytest.mark.parametrize("on", [True, False])
 def test_a_turn_reads_the_setting(tmp_path: Path, minilm, on: bool) -> None:  # type: ignore[no-untyped-def]
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "background-checks.md").write_text(POLICY, encoding="utf-8")
-    (docs / "equipment.md").write_text(EQUIPMENT, encoding="utf-8")
     settings = Settings.model_validate({"conversation": {"binding_gate": on}})
-    assistant = Assistant.open(tmp_path / "project", settings=settings, embedder=minilm)
-    assistant.ingest([docs])
+    assistant = policy_assistant(tmp_path, minilm, settings)
     answer = assistant.ask("does she need one?", history=VISIT)
     resolution = assistant.trace(answer.trace_id)["resolution"]
     assert bool(answer.bindings) is not on

@@ -41,15 +41,22 @@ REPLY = (
 HISTORY = [Turn("user", "Will I need to pass a background check?"), Turn("assistant", REPLY)]
 
 
-@pytest.fixture
-def policy_project(tmp_path: Path, minilm) -> Assistant:  # type: ignore[no-untyped-def]
+def policy_assistant(tmp_path: Path, minilm, settings: Settings | None = None) -> Assistant:  # type: ignore[no-untyped-def]
+    """The two policy pages ingested into a fresh project with `settings`."""
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "background-checks.md").write_text(POLICY, encoding="utf-8")
     (docs / "equipment.md").write_text(EQUIPMENT, encoding="utf-8")
-    assistant = Assistant.open(tmp_path / "project", settings=Settings(), embedder=minilm)
+    assistant = Assistant.open(
+        tmp_path / "project", settings=settings or Settings(), embedder=minilm
+    )
     assistant.ingest([docs])
     return assistant
+
+
+@pytest.fixture
+def policy_project(tmp_path: Path, minilm) -> Assistant:  # type: ignore[no-untyped-def]
+    return policy_assistant(tmp_path, minilm)
 
 
 def test_the_fit_scores_a_question_by_its_best_passage(policy_project: Assistant) -> None:
@@ -89,13 +96,8 @@ def test_the_antecedent_that_makes_an_answerable_question_wins(
 
 @pytest.mark.parametrize("on", [True, False])
 def test_a_turn_reads_the_setting(tmp_path: Path, minilm, on: bool) -> None:  # type: ignore[no-untyped-def]
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "background-checks.md").write_text(POLICY, encoding="utf-8")
-    (docs / "equipment.md").write_text(EQUIPMENT, encoding="utf-8")
     settings = Settings.model_validate({"conversation": {"antecedent_fit": on}})
-    assistant = Assistant.open(tmp_path / "project", settings=settings, embedder=minilm)
-    assistant.ingest([docs])
+    assistant = policy_assistant(tmp_path, minilm, settings)
     answer = assistant.ask("how far back do they go?", history=HISTORY)
     assert ("background check" in answer.bindings.get("they", "")) is on
 
