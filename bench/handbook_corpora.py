@@ -81,6 +81,14 @@ travel, salary model, budget, roles, hiring, onboarding, meetings, communication
 moderation) and PyPI's user help (Apache-2.0: storage limits, yanking, owners, names and name
 retention, account recovery, two-factor authentication, organizations and their roles,
 publishing and trusted publishing, installing, getting help).
+
+A twenty-sixth and a twenty-seventh, held out too (session 44, the same way): the Leaf
+Employee Handbook (MIT, a small UK remote software studio: holidays, the Christmas shutdown,
+sickness and statutory sick pay, pay and pensions, probation, working hours, expenses,
+moonlighting, capability, disciplinary and grievance procedures, whistle-blowing, leaving)
+and the subscriber documentation of Let's Encrypt (MPL-2.0, a free certificate authority:
+rate limits, the staging environment, expiration emails, revoking and reason codes,
+challenge types, port 80, IPv6, CAA, certificates for localhost, the FAQ).
 """
 
 from __future__ import annotations
@@ -245,6 +253,16 @@ CORPORA = {
         "pypi_help",
         "PyPI's user help on accounts, projects, organizations and publishing, Apache-2.0",
     ),
+    "leaf": _held_out(
+        "leaf",
+        "leaf_handbook",
+        "the Leaf Employee Handbook (a UK software studio), MIT",
+    ),
+    "letsencrypt": _held_out(
+        "letsencrypt",
+        "letsencrypt_docs",
+        "Let's Encrypt's documentation on rate limits, validation and revocation, MPL-2.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -255,12 +273,14 @@ CORPORA = {
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
 Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub,
-the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU and PyPI go to the
-ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
+the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf and
+Let's Encrypt go to the ignored bench/.trials by default, so their turns cannot land in
+bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
 Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub, the Foundation for
-Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI)."""
+Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf, Let's
+Encrypt)."""
 HELD_OUT_NAMES = tuple(name for name, c in CORPORA.items() if c.held_out)
 """The held-out corpora in the order they were added: what the benches fit nothing on."""
 DEV_NAMES = tuple(name for name, c in CORPORA.items() if not c.held_out)

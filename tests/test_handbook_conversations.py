@@ -103,6 +103,14 @@ CORPORA = {
         DATA / "pypi_help",
         DATA / "pypi_help_conversations.jsonl",
     ),
+    "leaf": (
+        DATA / "leaf_handbook",
+        DATA / "leaf_handbook_conversations.jsonl",
+    ),
+    "letsencrypt": (
+        DATA / "letsencrypt_docs",
+        DATA / "letsencrypt_docs_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -266,6 +274,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "tor",
             "p2pu",
             "pypi",
+            "leaf",
+            "letsencrypt",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
