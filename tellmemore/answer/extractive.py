@@ -147,7 +147,7 @@ def best_sentences(
     before it (opt-in, `retrieval.quote_headed`, `_fitted_scores`).
     `outline` gives a
     hit's document's section paths in order: a list question that quoted no list gets the
-    kinds the top document's headings name (`lists.kind_headings`). `reading` (opt-in,
+    kinds the top document's headings name (`lists.kind_headings`). `reading` (on by default,
     `retrieval.read_siblings`) lets a 4th or 5th hit from a document already read take the
     weakest passage's place (`answer.reading`); `hit_index` still counts in `hits`."""
     keywords = Selection(

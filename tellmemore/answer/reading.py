@@ -1,4 +1,4 @@
-"""Which passages the offline answer reads (opt-in, `retrieval.read_siblings`): a section of
+"""Which passages the offline answer reads (`retrieval.read_siblings`, on by default): a section of
 a document already read may take the place of the weakest of the first three hits.
 
 The offline answer quotes from the first `READ` (3) fused hits. On the handbooks the passage
