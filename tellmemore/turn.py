@@ -492,6 +492,7 @@ class TurnRunner:
             summary=req.summary,
             deadline=req.deadline,
             passage_fit=self._passage_fit(req),
+            typed_floor=self.retriever.calibrator.get().typed_floor,
         )
         resolution = self.resolver.resolve(message, history, context)
         if resolution.degraded:

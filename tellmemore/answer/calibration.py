@@ -47,6 +47,10 @@ median from 0.598 to 0.648 (the draw changed): its abstentions followed the draw
 FRAGMENT_WORDS = 10
 MIN_SPAN = 0.05
 """The smallest gap between the foreign and own anchors (a corpus of one subject)."""
+TYPED_SHARE = 0.4
+"""`Calibration.typed_floor`'s place between noise (0) and the index's own median (1),
+chosen on the dev handbooks' outcome replay among 0, 0.2, 0.3, 0.4, 0.5, 0.75 and 1
+(session 44, Exp BM; bench/results/binding_gate.md)."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,13 @@ class Calibration:
         """0 at the foreign 90th percentile, 1 at the own median (may leave [0, 1])."""
         span = max(self.own_p50 - self.foreign_p90, MIN_SPAN)
         return (cosine - self.foreign_p90) / span
+
+    @property
+    def typed_floor(self) -> float:
+        """A cosine at which a follow-up as typed already finds its passage here: TYPED_SHARE
+        of the way from noise (foreign p90) to the index's own median. Above it the binding
+        gate withholds a pronoun's antecedent (`conversation.gating`)."""
+        return self.foreign_p90 + TYPED_SHARE * max(self.own_p50 - self.foreign_p90, MIN_SPAN)
 
     @property
     def weak_dense(self) -> float:

@@ -27,8 +27,9 @@ question, not a carried topic)."""
 
 def confirmed(res: Resolution, asked: str, context: ResolveContext) -> Resolution:
     """`res`, or `asked` searched as typed with `res`'s referent bindings withheld when the
-    documents confirm none of them (see the module docstring). Unchanged without the gate,
-    without an index to ask, or without a referent binding."""
+    documents confirm none of them, or when `asked` as typed already finds a passage at the
+    index's `typed_floor` (see the module docstring). Unchanged without the gate, without an
+    index to ask, or without a referent binding."""
     fit = context.passage_fit
     if not context.binding_gate or fit is None or not REFERENT_PASSES & set(res.passes):
         return res
@@ -36,6 +37,7 @@ def confirmed(res: Resolution, asked: str, context: ResolveContext) -> Resolutio
     if not referents:
         return res
     bound, typed = fit([res.query, asked])
-    if bound >= C.CONFIRM_FIT or bound - typed >= C.CONFIRM_GAIN:
+    found_as_typed = context.typed_floor is not None and typed >= context.typed_floor
+    if not found_as_typed and (bound >= C.CONFIRM_FIT or bound - typed >= C.CONFIRM_GAIN):
         return res
     return Resolution(query=asked, unbound_referent=True, withheld=referents)

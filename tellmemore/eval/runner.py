@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tellmemore.answer.calibration import Calibrator
 from tellmemore.config import Settings
 from tellmemore.conversation.gate import gate
 from tellmemore.conversation.resolvers.base import ResolveContext
@@ -243,6 +244,7 @@ def _run_dataset(
             passage_fit=passage_fit_for(
                 settings.conversation, index, vectors.embedder.embed_documents
             ),
+            typed_floor=Calibrator(index, vectors.embedder).get().typed_floor,
         )
         _warm_term_stats(index)
         runs_dir = cache_dir / "runs"

@@ -49,6 +49,11 @@ class ResolveContext:
     binding_gate: bool = True
     """`conversation.binding_gate`: keep a referent's binding only when the documents
     confirm it (`conversation.gating`; needs `passage_fit`)."""
+    typed_floor: float | None = None
+    """A cosine at which the message as typed already finds its passage in this index
+    (`answer.calibration.Calibration.typed_floor`): the binding gate then withholds a
+    referent's binding, whose words the conversation's phrasings still search. None: no
+    calibration (the gate's confirmation rule alone)."""
     deadline: float | None = None
     """The `time.monotonic()` instant by which model calls must end (the turn's share of
     llm.deadline_s); None: each call has its own llm.deadline_s."""
