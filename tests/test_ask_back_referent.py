@@ -32,12 +32,17 @@ def test_that_one_after_a_list_of_plans_offers_the_plans(sample_assistant) -> No
 
 
 def test_one_plan_in_the_conversation_is_not_asked_about(sample_assistant) -> None:  # type: ignore[no-untyped-def]
+    """The referent means the Pro plan: no question back. Whether the binding is shown or
+    withheld (the message as typed finds the plan table: `conversation.gating`), it is Pro."""
     for follow_up in ("does the plan include an SLA?", "how many sites does it include?"):
         chat = sample_assistant.session()
         chat.ask("How much is the Pro plan?")
         answer = chat.ask(follow_up)
         assert not answer.clarification, follow_up
-        assert "pro" in (answer.standalone_query or "").lower(), follow_up
+        resolution = sample_assistant.trace(answer.trace_id)["resolution"]
+        proposed = {**resolution["bindings"], **resolution["withheld"]}
+        shown = " ".join([answer.standalone_query or "", *proposed.values()])
+        assert "pro" in shown.lower(), follow_up
 
 
 def test_it_after_two_plans_asked_together_asks_which_when_opted_in(

@@ -12,8 +12,10 @@ from tellmemore.conversation.passes.base import PASS_NAMES
 
 
 def _follow_up(open_copy, disabled: list[str]):  # type: ignore[no-untyped-def]
-    """ "it" after a question about the Pro plan, with `disabled` passes off."""
-    chat = open_copy(conversation={"disabled_passes": disabled}).session()
+    """ "it" after a question about the Pro plan, with `disabled` passes off. The binder's
+    own choice, so the binding gate (which withholds it on the small sample: the message as
+    typed finds the plan table) is off."""
+    chat = open_copy(conversation={"disabled_passes": disabled, "binding_gate": False}).session()
     chat.ask("How much is the Pro plan?")
     return chat.ask("how many sites does it include?")
 

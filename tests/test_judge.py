@@ -72,6 +72,21 @@ def test_the_fusion_floor_applies_only_where_own_probes_clear_the_noise() -> Non
     assert fusion.convex(bm25, weak, 0.35, dense_floor=handbook.fusion_floor)[0][0] == "rare-word"
 
 
+def test_the_typed_floor_sits_between_noise_and_the_own_median() -> None:
+    """A handbook's floor is part of the way from what unrelated questions reach to what its
+    own probes reach; an encyclopedia whose everyday questions score as high as its own
+    (MTRAG clapnq) puts it above its noise, so a typed follow-up rarely clears it there."""
+    handbook = Calibration(
+        generation=1, chunks=9, own_p25=0.5, own_p50=0.7, foreign_p50=0.2, foreign_p90=0.3
+    )
+    wiki = Calibration(
+        generation=1, chunks=9, own_p25=0.51, own_p50=0.62, foreign_p50=0.43, foreign_p90=0.66
+    )
+    assert handbook.typed_floor == pytest.approx(0.3 + calibration.TYPED_SHARE * 0.4)
+    assert 0.3 < handbook.typed_floor < 0.7
+    assert wiki.typed_floor == pytest.approx(0.66 + calibration.TYPED_SHARE * calibration.MIN_SPAN)
+
+
 def test_the_calibration_is_stored_in_the_index_and_refreshed_when_it_changes(
     tmp_path: Path,
 ) -> None:

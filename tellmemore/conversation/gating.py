@@ -8,6 +8,14 @@ from (bench/results/binding_gate.md). Such a binding is withheld: the message is
 typed, next to the conversation's own wording (`conversation.phrasings`), which then counts
 as evidence that the documents answer it. On a large index a bound question nearly always
 finds a close passage, so the gate rarely acts there (MTRAG within 0.003).
+
+A binding is also withheld when the message as typed already finds a passage at the index's
+`typed_floor` (`answer.calibration`: part of the way from what unrelated questions reach to
+what the index's own probes reach). There the words the conversation's phrasings add find the
+passage anyway, and a binding only adds the risk of the wrong antecedent: on held-out
+handbooks the resolver's bindings were wrong more often than right (session 44, Exp BM). On a
+large pooled index a typed follow-up is near noise and never clears the floor, so its
+binding, which carries the conversation's subject, stands.
 """
 
 from __future__ import annotations

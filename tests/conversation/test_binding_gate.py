@@ -97,3 +97,33 @@ def test_a_turn_reads_the_setting(tmp_path: Path, minilm, on: bool) -> None:  # 
     assert bool(answer.bindings) is not on
     assert bool(resolution["withheld"]) is on
     assert (answer.standalone_query == "does she need one?") is on
+
+
+@pytest.mark.parametrize("margin", [-0.01, 0.01])
+def test_a_message_that_finds_its_passage_as_typed_is_searched_as_typed(
+    project: Assistant, margin: float
+) -> None:
+    """Above the index's `typed_floor` the message as typed already finds its passage: the
+    binding, however well confirmed, is withheld (held out it was wrong more often than
+    right); just under it, the confirmed binding stands."""
+    index = project.retriever.index
+    fit = passage_fit(index, project.retriever.embedder.embed_documents)
+    (typed,) = fit(["how far back do they go?"])
+    context = ResolveContext(
+        term_stats=index.term_stats, passage_fit=fit, typed_floor=typed + margin
+    )
+    res = EmbeddedResolver().resolve("how far back do they go?", CHECK, context)
+    if margin < 0:
+        assert res.query == "how far back do they go?" and not res.bindings
+        assert dict(res.withheld) == {"they": "background check"}
+    else:
+        assert res.bindings == {"they": "background check"} and not res.withheld
+
+
+def test_a_turn_reads_the_floor_from_the_index_calibration(project: Assistant) -> None:
+    calibration = project.retriever.calibrator.get()
+    assert calibration.foreign_p90 < calibration.typed_floor < calibration.own_p50
+    answer = project.ask("how far back do they go?", history=CHECK)
+    resolution = project.trace(answer.trace_id)["resolution"]
+    assert not answer.bindings and resolution["withheld"] == {"they": "background check"}
+    assert "seven" in answer.answer.lower()

@@ -96,7 +96,11 @@ def test_the_antecedent_that_makes_an_answerable_question_wins(
 
 @pytest.mark.parametrize("on", [True, False])
 def test_a_turn_reads_the_setting(tmp_path: Path, minilm, on: bool) -> None:  # type: ignore[no-untyped-def]
-    settings = Settings.model_validate({"conversation": {"antecedent_fit": on}})
+    """The binder's choice, so the binding gate (which withholds it here: the message as typed
+    already finds the policy, `test_binding_gate.py`) is off."""
+    settings = Settings.model_validate(
+        {"conversation": {"antecedent_fit": on, "binding_gate": False}}
+    )
     assistant = policy_assistant(tmp_path, minilm, settings)
     answer = assistant.ask("how far back do they go?", history=HISTORY)
     assert ("background check" in answer.bindings.get("they", "")) is on
