@@ -41,6 +41,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 import train_selector as ts  # noqa: E402
 
 import tellmemore.retrieval as retrieval  # noqa: E402
+from tellmemore.answer.calibration import Calibrator  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.conversation import constants as C  # noqa: E402
 from tellmemore.conversation import selector  # noqa: E402
@@ -189,6 +190,7 @@ def open_domain(
             memo,  # type: ignore[arg-type]
             vectors.embedder.embed_documents,
         ),
+        typed_floor=Calibrator(index, vectors.embedder).get().typed_floor,
     )
     turns = [t for t in ds.turns if t.followup]
     searched = {}
