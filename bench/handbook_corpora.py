@@ -89,6 +89,13 @@ moonlighting, capability, disciplinary and grievance procedures, whistle-blowing
 and the subscriber documentation of Let's Encrypt (MPL-2.0, a free certificate authority:
 rate limits, the staging environment, expiration emails, revoking and reason codes,
 challenge types, port 80, IPv6, CAA, certificates for localhost, the FAQ).
+
+A twenty-eighth and a twenty-ninth, held out too (session 44, the same way): the way-of-working
+handbook of the Research Engineering Group at The Alan Turing Institute (CC BY 4.0: expenses,
+visa refunds, special, sick and parental leave, reasonable adjustments, appraisals, line
+management, remote working, onboarding, the buddy system, events) and Cloudflare's billing
+help (CC BY 4.0: plans and subscriptions, invoices, payment methods and retries, billing
+thresholds, taxes and VAT, refunds, billing roles, cancelling and deleting an account).
 """
 
 from __future__ import annotations
@@ -263,6 +270,16 @@ CORPORA = {
         "letsencrypt_docs",
         "Let's Encrypt's documentation on rate limits, validation and revocation, MPL-2.0",
     ),
+    "turing": _held_out(
+        "turing",
+        "turing_reg_handbook",
+        "the Turing Research Engineering Group's handbook, CC BY 4.0",
+    ),
+    "cloudflare": _held_out(
+        "cloudflare",
+        "cloudflare_billing_help",
+        "Cloudflare's billing help pages, CC BY 4.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -273,14 +290,14 @@ CORPORA = {
 }
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
 Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub,
-the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf and
-Let's Encrypt go to the ignored bench/.trials by default, so their turns cannot land in
-bench/results by accident."""
+the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf, Let's
+Encrypt, Turing and Cloudflare go to the ignored bench/.trials by default, so their turns
+cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
 Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub, the Foundation for
 Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf, Let's
-Encrypt)."""
+Encrypt, Turing, Cloudflare)."""
 HELD_OUT_NAMES = tuple(name for name, c in CORPORA.items() if c.held_out)
 """The held-out corpora in the order they were added: what the benches fit nothing on."""
 DEV_NAMES = tuple(name for name, c in CORPORA.items() if not c.held_out)

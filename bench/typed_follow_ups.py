@@ -58,6 +58,8 @@ GROUPS = {
     "held-out PyPI user help": ("pypi",),
     "held-out Leaf employee handbook": ("leaf",),
     "held-out Let's Encrypt documentation": ("letsencrypt",),
+    "held-out Turing REG handbook": ("turing",),
+    "held-out Cloudflare billing help": ("cloudflare",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

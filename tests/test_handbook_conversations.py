@@ -111,6 +111,14 @@ CORPORA = {
         DATA / "letsencrypt_docs",
         DATA / "letsencrypt_docs_conversations.jsonl",
     ),
+    "turing": (
+        DATA / "turing_reg_handbook",
+        DATA / "turing_reg_handbook_conversations.jsonl",
+    ),
+    "cloudflare": (
+        DATA / "cloudflare_billing_help",
+        DATA / "cloudflare_billing_help_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -276,6 +284,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "pypi",
             "leaf",
             "letsencrypt",
+            "turing",
+            "cloudflare",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
