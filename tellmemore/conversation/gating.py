@@ -14,8 +14,8 @@ A binding is also withheld when the message as typed already finds a passage at 
 what the index's own probes reach). There the words the conversation's phrasings add find the
 passage anyway, and a binding only adds the risk of the wrong antecedent: on held-out
 handbooks the resolver's bindings were wrong more often than right (session 44, Exp BM). On a
-large pooled index a typed follow-up is near noise and never clears the floor, so its
-binding, which carries the conversation's subject, stands.
+large pooled index a typed follow-up is near noise and rarely clears the floor, so its
+binding, which carries the conversation's subject, stands (MTRAG within 0.001).
 """
 
 from __future__ import annotations
