@@ -56,10 +56,19 @@ def resolved_turns(trial: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any],
     """Each turn of the trial's conversations, in order, with its resolution when the resolver
     alone runs the conversation again (the trial's replies as the assistant turns), on a copy
     of the corpus's index."""
+    for _, cid, row, res, _ in replayed(trial, Settings()):
+        yield cid, row, res
+
+
+def replayed(
+    trial: dict[str, Any], settings: Settings
+) -> Iterator[tuple[Assistant, str, dict[str, Any], Resolution, list[Turn]]]:
+    """`resolved_turns` with `settings`, also giving the assistant asked and each turn's
+    history before it (a bench that reads the index at a turn, `gate_replay.py`)."""
     corpus = str(trial["corpus"]["name"] if isinstance(trial["corpus"], dict) else trial["corpus"])
     work = Path(tempfile.mkdtemp(prefix="binding-replay-")) / "project"
     shutil.copytree(project_for(corpus), work)
-    assistant = Assistant.open(work, settings=Settings())
+    assistant = Assistant.open(work, settings=settings)
     conversations: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in trial["rows"]:
         conversations[row["conversation"]].append(row)
@@ -69,7 +78,7 @@ def resolved_turns(trial: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any],
             for row in sorted(rows, key=lambda r: r["turn"]):
                 req = TurnRequest(message=row["message"], history=history)
                 res, _ = assistant.runner._resolve(row["message"], list(history), req)
-                yield cid, row, res
+                yield assistant, cid, row, res, list(history)
                 history += [
                     Turn("user", row["message"], resolution=res),
                     Turn("assistant", row["reply"]),

@@ -25,10 +25,7 @@ import argparse
 import json
 import math
 import os
-import shutil
 import sys
-import tempfile
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -37,16 +34,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import numpy as np  # noqa: E402
-from binding_replay import project_for  # noqa: E402
+from binding_replay import replayed  # noqa: E402
 from handbook_corpora import DEV_NAMES, HELD_OUT_NAMES  # noqa: E402
 
-from tellmemore.assistant import Assistant  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.conversation import constants as C  # noqa: E402
 from tellmemore.conversation.gating import REFERENT_PASSES  # noqa: E402
 from tellmemore.conversation.preamble import split_preamble  # noqa: E402
 from tellmemore.turn import TurnRequest  # noqa: E402
-from tellmemore.types import Turn  # noqa: E402
 
 TRIALS = Path(os.environ.get("TRIALS_OUT", ROOT / "bench" / ".trials"))
 CACHE = TRIALS.parent / ".cache" / "gate_replay"
@@ -61,52 +56,32 @@ def judged_turns(corpus: str, tag: str) -> list[dict[str, Any]]:
     if cached.exists():
         return list(json.loads(cached.read_text()))
     trial = json.loads((TRIALS / f"trial_{tag}_{corpus}.json").read_text())
-    work = Path(tempfile.mkdtemp(prefix="gate-replay-")) / "project"
-    shutil.copytree(project_for(corpus), work)
-    assistant = Assistant.open(work, settings=Settings(conversation={"binding_gate": False}))
-    conversations: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in trial["rows"]:
-        conversations[row["conversation"]].append(row)
     out = []
-    try:
-        for cid, rows in conversations.items():
-            history: list[Turn] = []
-            for row in sorted(rows, key=lambda r: r["turn"]):
-                req = TurnRequest(message=row["message"], history=history)
-                res, _ = assistant.runner._resolve(row["message"], list(history), req)
-                referents = [v for k, v in res.bindings.items() if k not in res.cues]
-                fit = assistant.runner._passage_fit(req)
-                if fit is not None and REFERENT_PASSES & set(res.passes) and referents:
-                    preamble = split_preamble(row["message"])
-                    asked = preamble.rest if preamble is not None else row["message"]
-                    bound, typed = fit([res.query, asked])
-                    said = [t.content.lower() for t in history if t.role == "user"]
-                    replies = [t.content.lower() for t in history if t.role == "assistant"]
-                    out.append(
-                        {
-                            "conversation": cid,
-                            "turn": row["turn"],
-                            "bound": bound,
-                            "typed": typed,
-                            "gain": bound - typed,
-                            **{p: int(p in res.passes) for p in ("pronoun", "definite", "ordinal")},
-                            "ant_words": math.log1p(sum(len(a.split()) for a in referents)),
-                            "in_user": int(
-                                bool(said) and all(a.lower() in said[-1] for a in referents)
-                            ),
-                            "in_reply": int(
-                                bool(replies) and all(a.lower() in replies[-1] for a in referents)
-                            ),
-                            "turn_ix": min(row["turn"], 5),
-                        }
-                    )
-                history += [
-                    Turn("user", row["message"], resolution=res),
-                    Turn("assistant", row["reply"]),
-                ]
-    finally:
-        assistant.close()
-        shutil.rmtree(work.parent, ignore_errors=True)
+    gate_off = Settings(conversation={"binding_gate": False})
+    for assistant, cid, row, res, history in replayed(trial, gate_off):
+        referents = [v for k, v in res.bindings.items() if k not in res.cues]
+        fit = assistant.runner._passage_fit(TurnRequest(message=row["message"], history=history))
+        if fit is None or not REFERENT_PASSES & set(res.passes) or not referents:
+            continue
+        preamble = split_preamble(row["message"])
+        asked = preamble.rest if preamble is not None else row["message"]
+        bound, typed = fit([res.query, asked])
+        said = [t.content.lower() for t in history if t.role == "user"]
+        replies = [t.content.lower() for t in history if t.role == "assistant"]
+        out.append(
+            {
+                "conversation": cid,
+                "turn": row["turn"],
+                "bound": bound,
+                "typed": typed,
+                "gain": bound - typed,
+                **{p: int(p in res.passes) for p in ("pronoun", "definite", "ordinal")},
+                "ant_words": math.log1p(sum(len(a.split()) for a in referents)),
+                "in_user": int(bool(said) and all(a.lower() in said[-1] for a in referents)),
+                "in_reply": int(bool(replies) and all(a.lower() in replies[-1] for a in referents)),
+                "turn_ix": min(row["turn"], 5),
+            }
+        )
     CACHE.mkdir(parents=True, exist_ok=True)
     cached.write_text(json.dumps(out))
     return out
