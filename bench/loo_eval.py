@@ -185,12 +185,12 @@ def open_domain(
         settings.conversation,
         term_stats=index.term_stats,
         headings=index.headings,
-        passage_fit=retrieval.passage_fit_for(
+        **retrieval.index_reads(
             settings.conversation,
             memo,  # type: ignore[arg-type]
             vectors.embedder.embed_documents,
+            Calibrator(index, vectors.embedder).get(),
         ),
-        typed_floor=Calibrator(index, vectors.embedder).get().typed_floor,
     )
     turns = [t for t in ds.turns if t.followup]
     searched = {}

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tellmemore.answer.calibration import Calibrator
+from tellmemore.answer.calibration import Calibration, Calibrator
 from tellmemore.config import ConversationSettings, RetrievalSettings
 from tellmemore.index.base import Embedder, Index, SearchRequest, Vector
 from tellmemore.types import Hit, SearchFilter, SearchMode
@@ -185,6 +185,23 @@ def passage_fit(
         return out
 
     return fit
+
+
+def index_reads(
+    settings: ConversationSettings,
+    index: Index,
+    embed: Callable[[Sequence[str]], Any] | None,
+    calibration: Calibration,
+    filter: SearchFilter | None = None,
+) -> dict[str, Any]:
+    """What the resolver reads from the index's vectors, as `ResolveContext.of` keywords: the
+    passage fit (`passage_fit_for`) and the typed floor of its calibration. The turn,
+    `tellmemore eval` and the benches all build their context with it, so they resolve alike
+    (a bench that built its own once left the floor out, session 44)."""
+    return {
+        "passage_fit": passage_fit_for(settings, index, embed, filter),
+        "typed_floor": calibration.typed_floor,
+    }
 
 
 def passage_fit_for(

@@ -57,7 +57,7 @@ from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.errors import InputError, LLMError
 from tellmemore.index.vector_cache import cached
 from tellmemore.limits import cap_history, degraded_code
-from tellmemore.retrieval import RetrievalResult, Retriever, passage_fit_for
+from tellmemore.retrieval import RetrievalResult, Retriever, index_reads, passage_fit_for
 from tellmemore.state.conversations import ConversationStore, new_id
 from tellmemore.types import (
     Answer,
@@ -491,8 +491,13 @@ class TurnRunner:
             headings=headings,
             summary=req.summary,
             deadline=req.deadline,
-            passage_fit=self._passage_fit(req),
-            typed_floor=self.retriever.calibrator.get().typed_floor,
+            **index_reads(
+                self.settings.conversation,
+                self.retriever.index,
+                self._turn_embed(),
+                self.retriever.calibrator.get(),
+                SearchFilter(tenant=req.tenant or None),
+            ),
         )
         resolution = self.resolver.resolve(message, history, context)
         if resolution.degraded:

@@ -32,7 +32,7 @@ from tellmemore.eval.measures import Binding
 from tellmemore.eval.planning import Plan, no_retrieval, plan_turns
 from tellmemore.eval.strategies import STRATEGIES, Strategy, build_strategies
 from tellmemore.index.base import Embedder, Index
-from tellmemore.retrieval import Retriever, passage_fit_for
+from tellmemore.retrieval import Retriever, index_reads
 from tellmemore.types import Resolution, SearchMode
 
 if TYPE_CHECKING:
@@ -241,10 +241,12 @@ def _run_dataset(
             settings.conversation,
             term_stats=index.term_stats,
             headings=index.headings,
-            passage_fit=passage_fit_for(
-                settings.conversation, index, vectors.embedder.embed_documents
+            **index_reads(
+                settings.conversation,
+                index,
+                vectors.embedder.embed_documents,
+                Calibrator(index, vectors.embedder).get(),
             ),
-            typed_floor=Calibrator(index, vectors.embedder).get().typed_floor,
         )
         _warm_term_stats(index)
         runs_dir = cache_dir / "runs"

@@ -127,3 +127,21 @@ def test_a_turn_reads_the_floor_from_the_index_calibration(project: Assistant) -
     resolution = project.trace(answer.trace_id)["resolution"]
     assert not answer.bindings and resolution["withheld"] == {"they": "background check"}
     assert "seven" in answer.answer.lower()
+
+
+def test_every_caller_reads_the_index_alike(project: Assistant) -> None:
+    """`retrieval.index_reads` is what the turn, `tellmemore eval` and the benches pass to
+    `ResolveContext.of`: the passage fit (none when `antecedent_fit` is off, so the gate
+    rests) and the calibration's typed floor."""
+    from tellmemore.retrieval import index_reads
+
+    retriever = project.retriever
+    calibration = retriever.calibrator.get()
+    embed = retriever.embedder.embed_documents
+    on = index_reads(Settings().conversation, retriever.index, embed, calibration)
+    assert on["typed_floor"] == calibration.typed_floor
+    assert on["passage_fit"](["how far back do they go?"])[0] > 0.0
+    off = Settings.model_validate({"conversation": {"antecedent_fit": False}}).conversation
+    assert index_reads(off, retriever.index, embed, calibration)["passage_fit"] is None
+    context = ResolveContext.of(Settings().conversation, **on)
+    assert context.typed_floor == calibration.typed_floor and context.binding_gate
