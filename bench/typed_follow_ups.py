@@ -60,6 +60,8 @@ GROUPS = {
     "held-out Let's Encrypt documentation": ("letsencrypt",),
     "held-out Turing REG handbook": ("turing",),
     "held-out Cloudflare billing help": ("cloudflare",),
+    "held-out Ultralytics staff handbook": ("ultralytics",),
+    "held-out Docker account and billing docs": ("docker",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

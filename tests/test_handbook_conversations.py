@@ -119,6 +119,14 @@ CORPORA = {
         DATA / "cloudflare_billing_help",
         DATA / "cloudflare_billing_help_conversations.jsonl",
     ),
+    "ultralytics": (
+        DATA / "ultralytics_handbook",
+        DATA / "ultralytics_handbook_conversations.jsonl",
+    ),
+    "docker": (
+        DATA / "docker_help",
+        DATA / "docker_help_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -286,6 +294,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "letsencrypt",
             "turing",
             "cloudflare",
+            "ultralytics",
+            "docker",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
