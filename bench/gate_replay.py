@@ -60,7 +60,8 @@ def judged_turns(corpus: str, tag: str) -> list[dict[str, Any]]:
     gate_off = Settings(conversation={"binding_gate": False})
     for assistant, cid, row, res, history in replayed(trial, gate_off):
         referents = [v for k, v in res.bindings.items() if k not in res.cues]
-        fit = assistant.runner._passage_fit(TurnRequest(message=row["message"], history=history))
+        req = TurnRequest(message=row["message"], history=history)
+        fit = assistant.runner._index_reads(req)["passage_fit"]
         if fit is None or not REFERENT_PASSES & set(res.passes) or not referents:
             continue
         preamble = split_preamble(row["message"])

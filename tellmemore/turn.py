@@ -57,7 +57,7 @@ from tellmemore.conversation.spelling import correct_spelling
 from tellmemore.errors import InputError, LLMError
 from tellmemore.index.vector_cache import cached
 from tellmemore.limits import cap_history, degraded_code
-from tellmemore.retrieval import RetrievalResult, Retriever, index_reads, passage_fit_for
+from tellmemore.retrieval import RetrievalResult, Retriever, index_reads
 from tellmemore.state.conversations import ConversationStore, new_id
 from tellmemore.types import (
     Answer,
@@ -491,13 +491,7 @@ class TurnRunner:
             headings=headings,
             summary=req.summary,
             deadline=req.deadline,
-            **index_reads(
-                self.settings.conversation,
-                self.retriever.index,
-                self._turn_embed(),
-                self.retriever.calibrator.get(),
-                SearchFilter(tenant=req.tenant or None),
-            ),
+            **self._index_reads(req),
         )
         resolution = self.resolver.resolve(message, history, context)
         if resolution.degraded:
@@ -634,13 +628,15 @@ class TurnRunner:
         )  # the question of "make that shorter" twice is the one before both
         return edits.shorter(last, question, self._turn_embed())
 
-    def _passage_fit(self, req: TurnRequest) -> Callable[[Sequence[str]], list[float]] | None:
-        """How well a rewritten question matches the tenant's passages (`retrieval.passage_fit`):
-        the resolver chooses a pronoun's antecedent by it (`conversation.passes.fit`)."""
-        return passage_fit_for(
+    def _index_reads(self, req: TurnRequest) -> dict[str, Any]:
+        """What the resolver reads from the tenant's passages (`retrieval.index_reads`): how well
+        a rewritten question matches them, by which binding chooses a pronoun's antecedent
+        (`conversation.passes.fit`), and the index's typed floor (`conversation.gating`)."""
+        return index_reads(
             self.settings.conversation,
             self.retriever.index,
             self._turn_embed(),
+            self.retriever.calibrator.get(),
             SearchFilter(tenant=req.tenant or None),
         )
 
