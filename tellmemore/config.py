@@ -388,6 +388,11 @@ class ConversationSettings(_Section):
     and one down by one, false abstentions unchanged; MTRAG within 0.001. It asks the index as
     `antecedent_fit` does, so it is off with it (and for a caller with no index). False: every
     binding the resolver makes stands."""
+    learned_antecedent: bool = False
+    """Make `antecedent_fit`'s choice among a pronoun's likeliest antecedents with a learned
+    scorer (`conversation.chooser`: salience, passage fit, who said it, how long ago, how
+    often, whether a heading names it; fitted on the bundled handbooks' labelled bindings)
+    instead of the hand-set salience + 2 x fit (bench/results/antecedent_chooser.md)."""
     disabled_passes: list[PassName] = Field(default_factory=list)
     """Passes of the embedded resolver to switch off ("pronoun", "ordinal", ...): for an
     ablation (what each pass adds on your own conversations, `bench/results/pass_ablation.md`)

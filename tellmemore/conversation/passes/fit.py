@@ -14,6 +14,7 @@ MTRAG-UN follow-up nDCG@5 +0.005 / +0.004, MTRAG leave-one-domain-out within 0.0
 
 from __future__ import annotations
 
+from tellmemore.conversation import chooser
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Candidate, overlaps
 from tellmemore.conversation.passes.state import RunState
@@ -47,9 +48,17 @@ def by_passage_fit(
         splice(message, [(ref, replacement(ref, c.phrase, st.surface(c.phrase), message))])
         for c, _ in head
     ]
-    fits = fit(questions)
-    best = max(range(len(head)), key=lambda i: head[i][1] + C.FIT_WEIGHT * fits[i])
-    return head[best][0]
+    return head[choose(st, head, list(fit(questions)))][0]
+
+
+def choose(st: RunState, head: list[tuple[Candidate, float]], fits: list[float]) -> int:
+    """The index in `head` of the antecedent meant: the learned chooser's pick
+    (`conversation.chooser`, `ResolveContext.learned_antecedent`), else salience + weight x
+    fit."""
+    model = chooser.shipped() if st.context.learned_antecedent else None
+    if model is not None:
+        return model.best(chooser.features(head, fits, len(st.history)))
+    return max(range(len(head)), key=lambda i: head[i][1] + C.FIT_WEIGHT * fits[i])
 
 
 def own_stems(message: str, ref: Referent) -> set[str]:

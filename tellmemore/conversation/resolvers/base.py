@@ -54,6 +54,9 @@ class ResolveContext:
     (`answer.calibration.Calibration.typed_floor`): the binding gate then withholds a
     referent's binding, whose words the conversation's phrasings still search. None: no
     calibration (the gate's confirmation rule alone)."""
+    learned_antecedent: bool = False
+    """`conversation.learned_antecedent`: the passage fit's choice among a pronoun's
+    likeliest antecedents made by the learned chooser (`conversation.chooser`)."""
     deadline: float | None = None
     """The `time.monotonic()` instant by which model calls must end (the turn's share of
     llm.deadline_s); None: each call has its own llm.deadline_s."""
@@ -68,6 +71,7 @@ class ResolveContext:
             ask_coordinated=settings.ask_coordinated,
             name_by_heading=settings.name_by_heading,
             binding_gate=settings.binding_gate,
+            learned_antecedent=settings.learned_antecedent,
             disabled_passes=frozenset(settings.disabled_passes),
             **read,
         )
