@@ -11,8 +11,9 @@ Here one feature row per candidate describes it against the others of the same d
 A conditional logit scores the rows: which candidate of this decision is the one meant.
 Its weights (`antecedent_weights.json`) are fitted on the labelled bindings of the bundled
 handbook and help-site conversations (`bench/antecedent_chooser.py --write`), never on
-MTRAG. Held out, leave one corpus out, it chose right more often than the hand-set rule
-(bench/results/antecedent_chooser.md).
+MTRAG. Leave one corpus out it picks the labelled antecedent in 181 of 464 held-out
+decisions, the hand-set rule in 153; end to end it moved nothing on two fresh corpora and
+lost 0.006 on MTRAG-UN clapnq, so it is opt-in (bench/results/antecedent_chooser.md).
 """
 
 from __future__ import annotations
