@@ -297,6 +297,16 @@ CORPORA = {
         "docker_help",
         "Docker's account, billing and subscription documentation, Apache-2.0",
     ),
+    "catalyst": _held_out(
+        "catalyst",
+        "catalyst_handbook",
+        "Catalyst Cooperative's handbook, policies and bylaws, CC BY 4.0",
+    ),
+    "grist": _held_out(
+        "grist",
+        "grist_help",
+        "the Grist Help Center's pages on plans, sharing, backups, the API and AI, CC BY-SA 4.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",

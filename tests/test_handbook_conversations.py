@@ -127,6 +127,14 @@ CORPORA = {
         DATA / "docker_help",
         DATA / "docker_help_conversations.jsonl",
     ),
+    "catalyst": (
+        DATA / "catalyst_handbook",
+        DATA / "catalyst_handbook_conversations.jsonl",
+    ),
+    "grist": (
+        DATA / "grist_help",
+        DATA / "grist_help_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -296,6 +304,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "cloudflare",
             "ultralytics",
             "docker",
+            "catalyst",
+            "grist",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
