@@ -16,7 +16,6 @@ pieces of three or more letters, not stopwords).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -28,14 +27,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from handbook_corpora import DEV_NAMES, HELD_OUT_NAMES  # noqa: E402
+from handbook_corpora import tag_trials  # noqa: E402
 from sentence_align import TokenVectors  # noqa: E402
 
 from tellmemore.answer.words import STOP  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.index.embedders import load_embedder  # noqa: E402
 
-TRIALS = Path(os.environ.get("TRIALS_OUT", ROOT / "bench" / ".trials"))
 MODE = "floor (default)"
 STATS = ("cos", "mean", "content_mean", "content_min", "content_p20")
 
@@ -73,12 +71,8 @@ def main() -> None:
     model = load_embedder(Settings().embedder)._torch_encoder("fp32").model  # type: ignore[attr-defined]
     tv = TokenVectors(model)
     groups: dict[str, list[tuple[bool, dict[str, Any]]]] = {"dev": [], "held out": []}
-    for name in (*DEV_NAMES, *HELD_OUT_NAMES):
-        path = TRIALS / f"trial_{args.tag}_{name}.json"
-        if name in args.exclude or not path.exists():
-            continue
-        trial = json.loads(path.read_text(encoding="utf-8"))
-        group = groups["dev" if name in DEV_NAMES else "held out"]
+    for _, group_name, trial in tag_trials(args.tag, args.exclude):
+        group = groups[group_name]
         for row in trial["rows"]:
             if (
                 row["mode"] == MODE

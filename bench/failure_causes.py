@@ -14,8 +14,6 @@ Dev and held-out corpora are totalled apart; no turn's text is printed.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -23,10 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from handbook_corpora import DEV_NAMES, HELD_OUT_NAMES  # noqa: E402
+from handbook_corpora import tag_trials  # noqa: E402
 from handbook_trial import _squash  # noqa: E402
 
-TRIALS = Path(os.environ.get("TRIALS_OUT", ROOT / "bench" / ".trials"))
 MODE = "floor (default)"
 
 
@@ -46,12 +43,8 @@ def main() -> None:
     parser.add_argument("--exclude", nargs="*", default=[])
     args = parser.parse_args()
     counts = {"dev": Counter(), "held out": Counter()}  # type: ignore[var-annotated]
-    for name in (*DEV_NAMES, *HELD_OUT_NAMES):
-        path = TRIALS / f"trial_{args.tag}_{name}.json"
-        if name in args.exclude or not path.exists():
-            continue
-        trial = json.loads(path.read_text(encoding="utf-8"))
-        c = counts["dev" if name in DEV_NAMES else "held out"]
+    for _, group, trial in tag_trials(args.tag, args.exclude):
+        c = counts[group]
         for row in trial["rows"]:
             if row["mode"] != MODE:
                 continue

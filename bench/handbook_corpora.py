@@ -107,6 +107,9 @@ security, support).
 
 from __future__ import annotations
 
+import json
+import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -337,6 +340,22 @@ def held_out_trial(trial: dict[str, Any]) -> bool:
     corpus = trial.get("corpus")
     name = str(corpus.get("name", "") if isinstance(corpus, dict) else corpus or "")
     return any(name == h or name.startswith(f"{h}_") for h in HELD_OUT)
+
+
+TRIALS = Path(os.environ.get("TRIALS_OUT", ROOT / "bench" / ".trials"))
+"""Where `bench/default_trials.sh` writes its runs (trial_TAG_<corpus>.json)."""
+
+
+def tag_trials(
+    tag: str, exclude: Sequence[str] = (), trials: Path = TRIALS
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(corpus, "dev" or "held out", its trial) for every corpus `tag` ran, dev corpora first,
+    each in the order it was added; `exclude` names corpora to leave out (the fresh ones)."""
+    for name in (*DEV_NAMES, *HELD_OUT_NAMES):
+        path = trials / f"trial_{tag}_{name}.json"
+        if name not in exclude and path.exists():
+            group = "dev" if name in DEV_NAMES else "held out"
+            yield name, group, json.loads(path.read_text(encoding="utf-8"))
 
 
 def corpus_for(name_or_dir: str) -> Corpus:
