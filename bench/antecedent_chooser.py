@@ -1,7 +1,7 @@
 """The learned antecedent chooser (`conversation.chooser`), judged leave one corpus out.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/antecedent_chooser.py --tag base45 \
-        [--mtrag CACHE] [--write L2]
+        --exclude ultralytics docker [--mtrag CACHE] [--write L2] [--loco-weights DIR]
 
 Each conversation of a default trial (`bench/default_trials.sh ... TAG`) is asked again of
 the resolver alone (`binding_replay.replayed`), and each decision the passage fit makes among
@@ -12,7 +12,9 @@ other corpus's decisions and scored on the one left out, as the share of decisio
 pick is right, against the hand-set rule; dev and held-out corpora are totalled apart (no
 turn is printed). `--mtrag CACHE` also scores the chooser fitted on every corpus on MTRAG's
 follow-ups (a candidate is right when it holds a word the human rewrite added), never fitted
-there. `--write` fits on every corpus and writes tellmemore/conversation/antecedent_weights.json.
+there. `--write` fits on every corpus and writes tellmemore/conversation/antecedent_weights.json;
+`--loco-weights DIR` writes each corpus's weights fitted without it. The recorded decisions
+are kept in bench/.cache (per tag, with the feature names they were recorded with).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from binding_replay import replayed  # noqa: E402
-from handbook_corpora import DEV_NAMES, HELD_OUT_NAMES  # noqa: E402
+from handbook_corpora import DEV_NAMES, tag_trials  # noqa: E402
 from handbook_trial import _tokens  # noqa: E402
 
 import tellmemore.conversation.passes.fit as fit_pass  # noqa: E402
@@ -41,14 +43,12 @@ from tellmemore import retrieval  # noqa: E402
 from tellmemore.answer import scoring  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.conversation import chooser  # noqa: E402
-from tellmemore.conversation import constants as C  # noqa: E402
 from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext  # noqa: E402
 from tellmemore.conversation.text import content_words, stem  # noqa: E402
 from tellmemore.eval.corpus import ensure_index  # noqa: E402
 from tellmemore.eval.datasets import load_dataset  # noqa: E402
 from tellmemore.index.embedders import load_embedder  # noqa: E402
 
-TRIALS = Path(os.environ.get("TRIALS_OUT", ROOT / "bench" / ".trials"))
 MTRAG = Path("/work/shared/bench/mtrag")
 DOMAINS = ("clapnq", "cloud", "govt")
 WEIGHTS = ROOT / "tellmemore" / "conversation" / "antecedent_weights.json"
@@ -70,7 +70,7 @@ _CHOOSE = fit_pass.choose
 
 def _recording(st, head, fits):  # type: ignore[no-untyped-def]
     x = chooser.features(head, fits, len(st.history))
-    default = max(range(len(head)), key=lambda i: head[i][1] + C.FIT_WEIGHT * fits[i])
+    default = fit_pass.hand_set(head, fits)
     RECORDED.append(Decision([c.phrase.text for c, _ in head], x, default, st.depth))
     return _CHOOSE(st, head, fits)
 
@@ -86,9 +86,8 @@ def _names(text: str, want: set[str]) -> bool:
     return bool(got & want) and (want <= got or got <= want)
 
 
-def handbook_decisions(corpus: str, tag: str) -> list[Decision]:
-    """Each labelled binding's decision in the replayed default trial of `corpus`."""
-    trial: dict[str, Any] = json.loads((TRIALS / f"trial_{tag}_{corpus}.json").read_text())
+def handbook_decisions(trial: dict[str, Any]) -> list[Decision]:
+    """Each labelled binding's decision in a replayed default trial."""
     out: list[Decision] = []
     RECORDED.clear()
     for *_, row, _, _ in replayed(trial, Settings()):
@@ -154,24 +153,37 @@ def right(decisions: list[Decision], model: chooser.Chooser) -> tuple[int, int, 
     return ours, theirs, len(decisions), reachable
 
 
+def write(model: chooser.Chooser, path: Path, about: dict[str, Any]) -> None:
+    """The weights as `chooser.shipped` reads them."""
+    payload = {"features": list(chooser.FEATURES), **model.__dict__, "about": about}
+    path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tag", default="base45", help="default trials to replay")
     parser.add_argument("--l2", type=float, nargs="+", default=[0.3, 1.0, 3.0])
     parser.add_argument("--mtrag", type=Path, help="eval cache with MTRAG's indexes")
     parser.add_argument("--write", type=float, help="fit at this L2 on every corpus and write")
+    parser.add_argument("--exclude", nargs="*", default=[], help="corpora kept out (fresh)")
+    parser.add_argument(
+        "--loco-weights",
+        type=Path,
+        help="also write, for each corpus, weights fitted without it (DIR/<corpus>.json, at the "
+        "first --l2): an end-to-end leave-one-corpus-out run reads them",
+    )
     args = parser.parse_args()
     fit_pass.choose = _recording
-    names = [
-        n for n in (*DEV_NAMES, *HELD_OUT_NAMES) if (TRIALS / f"trial_{args.tag}_{n}.json").exists()
-    ]
     cached = ROOT / "bench" / ".cache" / f"antecedent_chooser_{args.tag}.pkl"
+    data: dict[str, list[Decision]] = {}
     if cached.exists():
-        data = pickle.loads(cached.read_bytes())
-    else:
-        data = {n: handbook_decisions(n, args.tag) for n in names}
+        features, data = pickle.loads(cached.read_bytes())
+        data = data if features == chooser.FEATURES else {}  # recorded with other features
+    if not data:
+        data = {n: handbook_decisions(t) for n, _, t in tag_trials(args.tag)}
         cached.parent.mkdir(parents=True, exist_ok=True)
-        cached.write_bytes(pickle.dumps(data))
+        cached.write_bytes(pickle.dumps((chooser.FEATURES, data)))
+    names = [n for n in data if n not in args.exclude]
     data = {n: data[n] for n in names}
     print(f"{len(names)} corpora, {sum(map(len, data.values()))} decisions")
     print("| L2 | group | chooser right | hand-set right | decisions | label among candidates |")
@@ -192,16 +204,20 @@ def main() -> None:
     if args.mtrag:
         settings = Settings()
         embedder = load_embedder(settings.embedder)
+        mtrag = {d: mtrag_decisions(d, args.mtrag, settings, embedder) for d in DOMAINS}
         for l2 in args.l2:
             model = fit(everything, l2)
-            for domain in DOMAINS:
-                got = right(mtrag_decisions(domain, args.mtrag, settings, embedder), model)
+            for domain, decisions in mtrag.items():
+                got = right(decisions, model)
                 print(f"MTRAG {domain}, L2 {l2}: chooser / hand-set / decisions / reachable {got}")
+    if args.loco_weights:
+        args.loco_weights.mkdir(parents=True, exist_ok=True)
+        for n in names:
+            model = fit([d for m in names if m != n for d in data[m]], args.l2[0])
+            write(model, args.loco_weights / f"{n}.json", {"left out": n})
     if args.write is not None:
         model = fit(everything, args.write)
-        about = {"fitted on": names, "decisions": len(everything), "l2": args.write}
-        payload = {"features": list(chooser.FEATURES), **model.__dict__, "about": about}
-        WEIGHTS.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+        write(model, WEIGHTS, {"fitted on": names, "decisions": len(everything), "l2": args.write})
         print("weights", dict(zip(chooser.FEATURES, np.round(model.weights, 3), strict=True)))
 
 

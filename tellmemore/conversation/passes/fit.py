@@ -58,6 +58,11 @@ def choose(st: RunState, head: list[tuple[Candidate, float]], fits: list[float])
     model = chooser.shipped() if st.context.learned_antecedent else None
     if model is not None:
         return model.best(chooser.features(head, fits, len(st.history)))
+    return hand_set(head, fits)
+
+
+def hand_set(head: list[tuple[Candidate, float]], fits: list[float]) -> int:
+    """The hand-set choice: salience + FIT_WEIGHT x fit."""
     return max(range(len(head)), key=lambda i: head[i][1] + C.FIT_WEIGHT * fits[i])
 
 
