@@ -130,7 +130,6 @@ def main() -> None:
     parser.add_argument("--cases", type=Path, required=True)
     parser.add_argument("--l2", type=float, nargs="+", default=[1.0, 10.0])
     args = parser.parse_args()
-    sys.modules["__main__"].Turn = hsf.Turn  # type: ignore[attr-defined]  # the pickle's class
     turns = pickle.loads(args.cases.read_bytes())
     embedder = load_embedder(Settings().embedder)
     tokens = TokenVectors(embedder._torch_encoder("fp32").model)  # type: ignore[attr-defined]
