@@ -147,6 +147,12 @@ class RetrievalSettings(_Section):
     several sections ("learning budget", "Budgeting", "Speaker Support":
     `answer.clarify.ask_qualified`). Opt-in: it gains only on the handbooks it was written
     from, and asked falsely on the held-out one (bench/results/ask_back28.md)."""
+    learned_ask: bool = False
+    """With `ask_back`: when no hand-written gate asks, ask which one when a scorer fitted on
+    27 corpora's labelled conversations reads the turn as underspecified (a short first
+    question no passage matches closely, hits spread over documents: `answer.ask_gate`).
+    Opt-in until it is measured on corpora it was not fitted on (bench/results/
+    ask_gate.md)."""
     min_dense_score: float = 0.35
     """With `abstention = "floor"`: abstain when no hit's cosine similarity reaches this
     and the lexical coverage stays below `min_lexical_coverage` (bench/abstention.py)."""

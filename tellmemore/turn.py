@@ -19,6 +19,7 @@ from tellmemore.analysis import mood
 from tellmemore.answer import (
     abstain,
     answerability,
+    ask_gate,
     citations,
     clarify,
     edits,
@@ -373,6 +374,15 @@ class TurnRunner:
                 if req.forced_query is None and self.settings.retrieval.ask_back
                 else None
             )
+            if (
+                asked_back is None
+                and self.settings.retrieval.learned_ask
+                and req.forced_query is None
+                and self.settings.retrieval.ask_back
+            ):
+                asked_back = ask_gate.ask(
+                    message, history, resolution, result.hits, self.retriever.calibrator.get()
+                )
             if asked_back is not None:
                 return Verdict(Action.CLARIFY, asked_back[0], asked_back[1])
             return Verdict(Action.ANSWER)

@@ -1,0 +1,124 @@
+"""The learned ask-back gate (`answer.ask_gate`, `retrieval.learned_ask`): its signals, its
+bundled weights, and a turn reading it over three budget policies (real SQLite index, real
+MiniLM)."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tellmemore.answer import ask_gate
+from tellmemore.answer.calibration import Calibration
+from tellmemore.assistant import Assistant
+from tellmemore.config import Settings
+
+BUDGETS = Path(__file__).resolve().parents[1] / "data" / "budgets"
+CALIBRATION = Calibration(
+    generation=1, chunks=10, own_p25=0.5, own_p50=0.6, foreign_p50=0.2, foreign_p90=0.3
+)
+
+
+def test_the_signals_are_read_from_the_message_and_its_hits() -> None:
+    values = ask_gate.signals(
+        "How much can I spend?",
+        "How much can I spend?",
+        True,
+        [0.4, 0.3, None],
+        ["learning.md", "travel.md", "travel.md"],
+        CALIBRATION,
+    )
+    assert values is not None and set(values) == set(ask_gate.FEATURES)
+    assert values["top_cosine"] == pytest.approx(0.5)  # halfway from foreign p50 to own p50
+    assert values["top_gap"] == pytest.approx(0.25)
+    assert values["documents"] == 2.0
+    assert values["words"] == pytest.approx(math.log1p(1))  # "spend"
+    assert values["first_turn"] == 1.0 and values["resolved"] == 0.0
+    assert values["asks_value"] == 1.0 and values["pointer"] == 0.0
+
+
+def test_a_follow_up_the_resolver_changed_is_read_as_such() -> None:
+    values = ask_gate.signals(
+        "does it cover weekends?",
+        "does the support plan cover weekends?",
+        False,
+        [0.5, 0.4],
+        ["support.md", "plans.md"],
+        CALIBRATION,
+    )
+    assert values is not None
+    assert values["resolved"] == 1.0 and values["first_turn"] == 0.0
+    assert values["pointer"] == 1.0 and values["asks_value"] == 0.0
+
+
+def test_hits_from_one_document_offer_nothing_to_choose() -> None:
+    assert (
+        ask_gate.signals("Is it paid?", "Is it paid?", True, [0.5, 0.4], ["a.md", "a.md"],
+                         CALIBRATION)
+        is None
+    )  # fmt: skip
+
+
+def test_the_bundled_gate_asks_short_first_questions_more_than_long_follow_ups() -> None:
+    """Fitted on 27 corpora's labelled turns: fewer words, a first turn and a weaker best
+    match read as underspecified."""
+    gate = ask_gate.shipped()
+    weight = dict(zip(gate.features, gate.weights, strict=True))
+    assert gate.features == ask_gate.FEATURES
+    assert weight["words"] < 0 < weight["first_turn"]
+    assert weight["top_cosine"] < 0
+    assert 0.0 < gate.threshold < 1.0
+
+
+@pytest.fixture(scope="module")
+def _budgets_template(tmp_path_factory: pytest.TempPathFactory, minilm: Any) -> Path:
+    path = tmp_path_factory.mktemp("budgets")
+    assistant = Assistant(Settings(project_dir=path), embedder=minilm)
+    assistant.ingest([BUDGETS])
+    assistant.close()
+    return path
+
+
+@pytest.fixture(params=[False, True], ids=["default", "learned_ask"])
+def budgets(
+    request: pytest.FixtureRequest, _budgets_template: Path, tmp_path: Path, minilm: Any
+) -> Iterator[tuple[Assistant, bool]]:
+    target = tmp_path / "budgets"
+    shutil.copytree(_budgets_template, target)
+    settings = Settings(project_dir=target, retrieval={"learned_ask": request.param})
+    assistant = Assistant(settings, embedder=minilm)
+    yield assistant, request.param
+    assistant.close()
+
+
+@pytest.mark.model
+def test_a_question_every_policy_fits_is_asked_back_only_with_the_gate(
+    budgets: tuple[Assistant, bool],
+) -> None:
+    assistant, learned = budgets
+    asked = assistant.session().ask("How much can I spend?")
+    if learned:
+        assert asked.clarification is not None and not asked.abstained
+        assert set(asked.clarification_options) == {
+            "Home office equipment",
+            "Learning budget",
+            "Travel",
+        }
+        assert asked.citations == ()
+    else:
+        assert asked.clarification is None and asked.citations
+
+
+@pytest.mark.model
+def test_a_question_one_policy_answers_is_answered_either_way(
+    budgets: tuple[Assistant, bool],
+) -> None:
+    assistant, _ = budgets
+    answer = assistant.session().ask("When do I send the receipts?")
+    assert answer.clarification is None and not answer.abstained
+    assert answer.citations[0].title == "Home office equipment"
+    assert "30 days" in answer.answer
