@@ -2,7 +2,7 @@
 # The default trials with a packaged weights file fitted without each corpus it runs on.
 #   bench/loco_trials.sh WEIGHTS LOCO_DIR TAG CORPUS...
 # For each CORPUS, LOCO_DIR/CORPUS.json (written by a bench's --loco-dir, e.g.
-# bench/ask_gate_replay.py) replaces WEIGHTS (a file under tellmemore/ that the product reads)
+# bench/learned_gate.py) replaces WEIGHTS (a file under tellmemore/ that the product reads)
 # while bench/default_trials.sh runs that corpus in this tree as tag TAG; WEIGHTS is put back
 # afterwards, whatever happens. Settings pass through the environment
 # (TELLMEMORE_RETRIEVAL__LEARNED_ASK=true ...). Compare with bench/trial_totals.py.

@@ -149,7 +149,7 @@ class RetrievalSettings(_Section):
     from, and asked falsely on the held-out one (bench/results/ask_back28.md)."""
     learned_ask: bool = False
     """With `ask_back`: when no hand-written gate asks, ask which one when a scorer fitted on
-    27 corpora's labelled conversations reads the turn as underspecified (a short first
+    29 corpora's labelled conversations reads the turn as underspecified (a short first
     question no passage matches closely, hits spread over documents: `answer.ask_gate`).
     Opt-in until it is measured on corpora it was not fitted on (bench/results/
     ask_gate.md)."""

@@ -4,15 +4,11 @@ The hand-written gates of `answer.clarify.ask_back` ask on a description nothing
 or on a first question of at most two content words; on 25 held-out handbooks they ask on
 27% of the underspecified turns ("What's the cap?", "How much notice do I need to give?")
 and on 1% of the answerable ones. This gate weighs eight signals read from the message and
-its hits, no word list of its own, with a logistic scorer fitted on the labelled
-conversations of 27 handbook and help-site corpora (`bench/ask_gate_replay.py --write`):
-
-- how close the best passage comes, on the index's own scale (0 at the foreign median, 1
-  at the own median: `answer.calibration`), and how far the fifth falls below it;
-- how many documents the top five come from;
-- the message's content words (log), whether it is the first turn, whether the resolver
-  changed it, whether it points at nothing (`vague.points_at_nothing`) and whether it asks
-  a value (`stated.asked_value`).
+its hits (`answer.turn_signals`: the best match on the index's own scale and how far the
+fifth falls, how many documents, the message's content words, first turn, resolved, points
+at nothing, asks a value), no word list of its own, with a logistic scorer fitted on the
+labelled conversations of 29 handbook and help-site corpora (`bench/learned_gate.py ask
+--write`).
 
 A short first question that no passage matches closely and whose hits spread over several
 documents is the underspecified one (bench/results/first_turn_askback.md). When the
@@ -22,14 +18,12 @@ subjects the conversation has not named, two at least, none picked.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from functools import cache
 
-from tellmemore.answer import clarify, stated, vague
+from tellmemore.answer import clarify, turn_signals
 from tellmemore.answer.calibration import Calibration
 from tellmemore.answer.scorer import Scorer, load_scorer
-from tellmemore.conversation.text import content_words
 from tellmemore.types import Hit, Resolution, Turn
 
 FEATURES = (
@@ -42,39 +36,13 @@ FEATURES = (
     "pointer",
     "asks_value",
 )
-TOP = 5
-"""Hits read: the passages whose subjects would be offered."""
+"""The `turn_signals` this gate reads."""
 MODEL = "ask_gate_model"
 
 
-def signals(
-    message: str,
-    query: str,
-    first_turn: bool,
-    dense: Sequence[float | None],
-    docs: Sequence[str],
-    calibration: Calibration,
-) -> dict[str, float] | None:
-    """The gate's features for a turn whose top hits have these `dense` scores and `docs`,
-    or None when they come from fewer than two documents (nothing to offer).
-
-    Plain values, so the replay of recorded trials reads exactly what a turn reads."""
-    docs = list(docs[:TOP])
-    if len(set(docs)) < 2:
-        return None
-    known = [d for d in dense[:TOP] if d is not None]
-    span = max(calibration.own_p50 - calibration.foreign_p50, 1e-3)
-    top = max(known) if known else calibration.foreign_p50
-    return {
-        "top_cosine": (top - calibration.foreign_p50) / span,
-        "top_gap": (top - min(known)) / span if known else 0.0,
-        "documents": float(len(set(docs))),
-        "words": math.log1p(len(content_words(message))),
-        "first_turn": float(first_turn),
-        "resolved": float(query.strip() != message.strip()),
-        "pointer": float(vague.points_at_nothing(message)),
-        "asks_value": float(stated.asked_value(message) is not None),
-    }
+def reachable(values: dict[str, float]) -> bool:
+    """The top five come from two documents or more: there is something to offer."""
+    return values["documents"] >= 2
 
 
 @cache
@@ -94,16 +62,8 @@ def ask(
     """The clarifying question and its options when the gate says ask and the top
     passages offer two subjects or more that the conversation has not named; else None
     (and never right after a clarifying question)."""
-    top = list(hits[:TOP])
-    values = signals(
-        message,
-        resolution.query,
-        not history,
-        [h.dense for h in top],
-        [h.chunk.doc_id for h in top],
-        calibration,
-    )
-    if values is None or not (scorer or shipped()).decide(values):
+    values = turn_signals.of_turn(message, history, resolution, hits, calibration)
+    if not reachable(values) or not (scorer or shipped()).decide(values):
         return None
     if clarify.just_asked(history) or clarify.picked(message, history, hits):
         return None

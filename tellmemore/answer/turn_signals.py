@@ -1,0 +1,71 @@
+"""Signals of a turn read from its message and its hits, for the learned gates.
+
+A learned gate (`answer.ask_gate`) weighs these with a logistic scorer fitted on labelled
+conversations. Plain values in, so that the replay of recorded trials
+(`bench/learned_gate.py`) reads exactly what a turn reads; no word list of their own:
+
+- `top_cosine`: how close the best passage comes, on the index's own scale (0 at the foreign
+  median, 1 at the own median: `answer.calibration`); `top_gap`: how far the fifth falls
+  below it, on the same scale;
+- `documents`: how many documents the top five come from;
+- `words`: the message's content words (log); `first_turn`; `resolved`: the resolver changed
+  the message; `pointer`: it points at nothing (`vague.points_at_nothing`); `asks_value`: it
+  asks a value (`stated.asked_value`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from tellmemore.answer import stated, vague
+from tellmemore.answer.calibration import Calibration
+from tellmemore.conversation.text import content_words
+from tellmemore.types import Hit, Resolution, Turn
+
+TOP = 5
+"""Hits read."""
+
+
+def signals(
+    message: str,
+    query: str,
+    first_turn: bool,
+    dense: Sequence[float | None],
+    docs: Sequence[str],
+    calibration: Calibration,
+) -> dict[str, float]:
+    """Every signal of a turn whose top hits have these `dense` scores and `docs`, searched
+    as `query`."""
+    known = [d for d in dense[:TOP] if d is not None]
+    span = max(calibration.own_p50 - calibration.foreign_p50, 1e-3)
+    top = max(known) if known else calibration.foreign_p50
+    return {
+        "top_cosine": (top - calibration.foreign_p50) / span,
+        "top_gap": (top - min(known)) / span if known else 0.0,
+        "documents": float(len(set(docs[:TOP]))),
+        "words": math.log1p(len(content_words(message))),
+        "first_turn": float(first_turn),
+        "resolved": float(query.strip() != message.strip()),
+        "pointer": float(vague.points_at_nothing(message)),
+        "asks_value": float(stated.asked_value(message) is not None),
+    }
+
+
+def of_turn(
+    message: str,
+    history: Sequence[Turn],
+    resolution: Resolution,
+    hits: Sequence[Hit],
+    calibration: Calibration,
+) -> dict[str, float]:
+    """`signals` of a turn as the turn runner holds it."""
+    top = list(hits[:TOP])
+    return signals(
+        message,
+        resolution.query,
+        not history,
+        [h.dense for h in top],
+        [h.chunk.doc_id for h in top],
+        calibration,
+    )
