@@ -25,7 +25,7 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,34 +45,16 @@ from tellmemore.answer import scoring  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.index.embedders import load_embedder  # noqa: E402
 
-BASE_FEATURES = scoring.FEATURES
-BASE_VECTORS = scoring.features_and_vectors
 
+def use_align(tokens: TokenVectors) -> Callable[[], None]:
+    """Route the scorer's features through `align` as a 21st column, in this process only
+    (every fit and answer below reads `scoring.features`); returns what undoes it."""
 
-def use_align(tokens: TokenVectors | None) -> None:
-    """Route the scorer's features through `align` as a 21st column (None: the shipped 20),
-    in this process only: every fit and answer below reads `scoring.features`."""
-    if tokens is None:
-        scoring.FEATURES = BASE_FEATURES
-        scoring.features_and_vectors = BASE_VECTORS
-        return
+    def column(query: str, candidates: Sequence[scoring.Candidate], kind: Any) -> np.ndarray:
+        q, *units = tokens([query, *(c.text for c in candidates)])
+        return np.array([[align(q, u)] for u in units])
 
-    def with_align(
-        query: str,
-        candidates: Sequence[scoring.Candidate],
-        headers: Sequence[str],
-        kind: Any,
-        embed: Any,
-        passage_rank: Sequence[int] | None = None,
-    ) -> tuple[np.ndarray, np.ndarray | None]:
-        x, vectors = BASE_VECTORS(query, candidates, headers, kind, embed, passage_rank)
-        if candidates:
-            q, *units = tokens([query, *(c.text for c in candidates)])
-            x[:, -1] = [align(q, u) for u in units]
-        return x, vectors
-
-    scoring.FEATURES = (*BASE_FEATURES, "align")
-    scoring.features_and_vectors = with_align
+    return hsf.append_features(("align",), column)
 
 
 def loo(retrieved: dict[str, list[Any]], embed: CachedEmbed) -> dict[str, Any]:
@@ -126,8 +108,8 @@ def main() -> None:
     turns = [t for t in pickle.loads(args.handbook.read_bytes()) if t.corpus not in args.exclude]
     results: dict[str, Any] = {"shipped": handbooks(turns, None, embed)}
     print("shipped", json.dumps({k: results["shipped"][k] for k in ("dev", "held out")}))
-    for arm, tok in (("20 features", None), ("20 + align", tokens)):
-        use_align(tok)
+    for arm, with_align in (("20 features", False), ("20 + align", True)):
+        restore = use_align(tokens) if with_align else None
         print(arm, flush=True)
         screen1 = loo(retrieved, embed)
         l2 = screen1["chosen_l2"]
@@ -142,7 +124,8 @@ def main() -> None:
             ),
         }
         print(arm, json.dumps({k: screen2[k] for k in ("dev", "held out")}), flush=True)
-    use_align(None)
+        if restore is not None:
+            restore()
     results["seconds"] = round(time.perf_counter() - t0)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

@@ -183,10 +183,14 @@ def fit_on(
     )
 
 
-def add_value_features() -> None:
-    """Append "kind_held" (the unit states a value of the asked kind, shared word or not)
-    and "digit" to the scorer's features, in this process only."""
-    base = scoring.features_and_vectors
+Columns = Callable[[str, Sequence[scoring.Candidate], Any], np.ndarray]
+"""(query, candidates, asked kind) -> one row of extra feature values per candidate."""
+
+
+def append_features(names: Sequence[str], columns: Columns) -> Callable[[], None]:
+    """Append `names` to the scorer's features, computed by `columns`, in this process only;
+    returns what puts the shipped features back."""
+    base, base_names = scoring.features_and_vectors, scoring.FEATURES
 
     def extended(
         query: str,
@@ -197,7 +201,24 @@ def add_value_features() -> None:
         passage_rank: Sequence[int] | None = None,
     ) -> tuple[np.ndarray, np.ndarray | None]:
         x, vectors = base(query, candidates, headers, kind, embed, passage_rank)
-        more = np.array(
+        if candidates:  # FEATURES is read at call time: the base left these columns 0
+            x[:, -len(names) :] = columns(query, candidates, kind)
+        return x, vectors
+
+    def restore() -> None:
+        scoring.FEATURES, scoring.features_and_vectors = base_names, base
+
+    scoring.FEATURES = (*base_names, *names)
+    scoring.features_and_vectors = extended
+    return restore
+
+
+def add_value_features() -> None:
+    """Append "kind_held" (the unit states a value of the asked kind, shared word or not)
+    and "digit" to the scorer's features, in this process only."""
+
+    def values(query: str, candidates: Sequence[scoring.Candidate], kind: Any) -> np.ndarray:
+        return np.array(
             [
                 [
                     float(kind is not None and holds(c.text, kind)),
@@ -205,12 +226,23 @@ def add_value_features() -> None:
                 ]
                 for c in candidates
             ]
-        ).reshape(len(candidates), 2)
-        x[:, -2:] = more  # FEATURES is read at call time: the base left these columns 0
-        return x, vectors
+        )
 
-    scoring.FEATURES = (*scoring.FEATURES, "kind_held", "digit")
-    scoring.features_and_vectors = extended
+    append_features(("kind_held", "digit"), values)
+
+
+def cache_rows() -> None:
+    """A turn's unit features are the same in every fit: `rows` computes them once."""
+    global rows
+    unit_rows = rows
+    kept: dict[int, Any] = {}
+
+    def cached(turn: Turn, embed: CachedEmbed) -> tuple[np.ndarray, np.ndarray]:
+        if id(turn) not in kept:
+            kept[id(turn)] = unit_rows(turn, embed)
+        return kept[id(turn)]  # type: ignore[no-any-return]
+
+    rows = cached
 
 
 def main() -> None:

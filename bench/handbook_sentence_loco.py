@@ -62,16 +62,7 @@ def main() -> None:
         args.cases.write_bytes(pickle.dumps(turns))
     if args.extra:
         add_value_features()
-    unit_rows = handbook_sentence_fit.rows
-    kept: dict[int, Any] = {}
-
-    def cached_rows(turn: Any, embed: Any) -> Any:
-        """A turn's unit features are the same in every fit: computed once."""
-        if id(turn) not in kept:
-            kept[id(turn)] = unit_rows(turn, embed)
-        return kept[id(turn)]
-
-    handbook_sentence_fit.rows = cached_rows
+    handbook_sentence_fit.cache_rows()
     by = {c: [t for t in turns if t.corpus == c] for c in names}
     embed = CachedEmbed(load_embedder(Settings().embedder).embed_documents)
     groups = {"dev": [c for c in names if c in DEV_NAMES]}

@@ -49,17 +49,7 @@ MODE = "floor (default)"
 FALSE_RATES = (0.02, 0.01)
 """Exp BW registered 0.02 for the ask gate (it failed its rule); 0.01 is the shipped rate."""
 L2 = 1.0
-ABSTAIN_FEATURES = (
-    "top_cosine",
-    "top_gap",
-    "documents",
-    "words",
-    "first_turn",
-    "resolved",
-    "asks_value",
-    "coverage",
-    "absent_word",
-)
+ABSTAIN_FEATURES = (*(f for f in ask_gate.FEATURES if f != "pointer"), "coverage", "absent_word")
 COVERED = 3
 """Hits whose words `coverage` reads: the passages the answer quotes from."""
 

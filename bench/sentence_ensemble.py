@@ -68,19 +68,6 @@ def combine(a: scoring.Scorer, b: scoring.Scorer, threshold: float) -> scoring.S
     )
 
 
-def cache_rows() -> None:
-    """A turn's unit features are the same in every fit: computed once."""
-    unit_rows = hsf.rows
-    kept: dict[int, Any] = {}
-
-    def cached(turn: Any, embed: Any) -> Any:
-        if id(turn) not in kept:
-            kept[id(turn)] = unit_rows(turn, embed)
-        return kept[id(turn)]
-
-    hsf.rows = cached
-
-
 def totals(per: dict[str, dict[str, float]]) -> dict[str, Any]:
     """Dev and held-out totals, and each corpus's answered count (no turn printed)."""
     names = sorted(per)
@@ -122,7 +109,7 @@ def main() -> None:
     turns = [t for t in pickle.loads(args.cases.read_bytes()) if t.corpus not in args.exclude]
     names = sorted({t.corpus for t in turns})
     by = {c: [t for t in turns if t.corpus == c] for c in names}
-    cache_rows()
+    hsf.cache_rows()
     embed = CachedEmbed(ROOT / "bench" / ".cache" / "extractive_vectors.npz")
     parts = {
         c: hsf.fit_on([t for o in names if o != c for t in by[o]], embed, L2, 0.1) for c in names

@@ -363,6 +363,7 @@ class TurnRunner:
                 return Verdict(
                     Action.ABSTAIN, answerability.abstention(asked, result.hits, lacking=unstated)
                 )
+            may_ask = req.forced_query is None and self.settings.retrieval.ask_back
             asked_back = (
                 clarify.ask_back(
                     message,
@@ -371,15 +372,10 @@ class TurnRunner:
                     result.hits,
                     read_text=self.settings.retrieval.ask_from_text,
                 )
-                if req.forced_query is None and self.settings.retrieval.ask_back
+                if may_ask
                 else None
             )
-            if (
-                asked_back is None
-                and self.settings.retrieval.learned_ask
-                and req.forced_query is None
-                and self.settings.retrieval.ask_back
-            ):
+            if asked_back is None and may_ask and self.settings.retrieval.learned_ask:
                 asked_back = ask_gate.ask(
                     message, history, resolution, result.hits, self.retriever.calibrator.get()
                 )
