@@ -310,6 +310,16 @@ CORPORA = {
         "grist_help",
         "the Grist Help Center's pages on plans, sharing, backups, the API and AI, CC BY-SA 4.0",
     ),
+    "expo": _held_out(
+        "expo",
+        "expo_help",
+        "Expo's help pages on EAS plans, billing, accounts and limits, MIT",
+    ),
+    "variant": _held_out(
+        "variant",
+        "variant_handbook",
+        "Variant's staff handbook (Norwegian: pay, leave, expenses, safety), CC BY-SA 4.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -321,13 +331,14 @@ CORPORA = {
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
 Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub,
 the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf, Let's
-Encrypt, Turing, Cloudflare, Ultralytics and Docker go to the ignored bench/.trials by
+Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo and Variant go to
+the ignored bench/.trials by
 default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
 Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub, the Foundation for
 Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf, Let's
-Encrypt, Turing, Cloudflare, Ultralytics, Docker)."""
+Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant)."""
 HELD_OUT_NAMES = tuple(name for name, c in CORPORA.items() if c.held_out)
 """The held-out corpora in the order they were added: what the benches fit nothing on."""
 DEV_NAMES = tuple(name for name, c in CORPORA.items() if not c.held_out)

@@ -64,6 +64,8 @@ GROUPS = {
     "held-out Docker account and billing docs": ("docker",),
     "held-out Catalyst Cooperative handbook": ("catalyst",),
     "held-out Grist help center": ("grist",),
+    "held-out Expo EAS help": ("expo",),
+    "held-out Variant staff handbook (Norwegian)": ("variant",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

@@ -135,6 +135,14 @@ CORPORA = {
         DATA / "grist_help",
         DATA / "grist_help_conversations.jsonl",
     ),
+    "expo": (
+        DATA / "expo_help",
+        DATA / "expo_help_conversations.jsonl",
+    ),
+    "variant": (
+        DATA / "variant_handbook",
+        DATA / "variant_handbook_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -306,6 +314,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "docker",
             "catalyst",
             "grist",
+            "expo",
+            "variant",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
