@@ -1,25 +1,27 @@
-"""Learned gates behind the default decisions, fitted and replayed on the default trials
-(issue 22; Exp BW2: ask back, shipped opt-in; Exp BX: abstain, measured only).
+"""Learned gates over the default decisions, fitted and replayed on the default trials
+(issue 22; Exp BW2: ask back; Exp BX: abstain, measured only; Exp BY: answer instead of
+abstaining).
 
     .venv/bin/python bench/learned_gate.py ask base45 --exclude ultralytics docker \
         [--out bench/results/learned_gate_ask.json] [--write] [--loco-dir DIR]
     .venv/bin/python bench/learned_gate.py abstain base45 --exclude ultralytics docker ...
+    .venv/bin/python bench/learned_gate.py override base45 --exclude ultralytics docker ...
 
 Each gate is a logistic scorer (`answer.scorer`) over a few `answer.turn_signals`, read from
-each recorded turn exactly as a turn reads them. It decides only where the default answered:
+each recorded turn exactly as a turn reads them:
 
 - `ask` (`answer.ask_gate`, `retrieval.learned_ask`): turns whose top five span two documents
   or more (an ask needs options); positive when labelled UNDERSPECIFIED;
-- `abstain` (measured, not built: bench/results/ask_gate.md): every such turn; positive
-  when labelled UNANSWERABLE; it reads two more signals, computed here from the passages'
-  text: the share of the searched query's content words the first three hits hold
-  (`coverage`) and whether one is in none of the top five (`absent_word`).
+- `abstain` (measured, not built: bench/results/ask_gate.md): every turn the default
+  answered; positive when labelled UNANSWERABLE;
+- `override` (`answer.abstain_override`, `retrieval.learned_answer`): every turn the default
+  abstained on; positive when labelled ANSWERABLE.
 
-Each corpus is decided by the gate fitted on the others, its threshold the lowest at which at
-most `FALSE_RATES` of the fitting turns' negatives pass; dev and held-out corpora are totalled
-apart, no turn is printed. `--write` ships the gate fitted on every corpus at the last rate;
-`--loco-dir DIR` writes DIR/<corpus>.json fitted without that corpus, for an end-to-end run
-(`bench/loco_trials.sh`).
+Each corpus is decided by the gate fitted on the others, its threshold the lowest at which
+at most a share (`Gate.rates`) of the fitting turns' negatives pass; dev and held-out
+corpora are totalled apart, no turn is printed. `--write` ships the gate fitted on every
+corpus at its last rate; `--loco-dir DIR` writes DIR/<corpus>.json fitted without that
+corpus, for an end-to-end run (`bench/loco_trials.sh`).
 """
 
 from __future__ import annotations
@@ -40,18 +42,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from handbook_corpora import tag_trials  # noqa: E402
 
-from tellmemore.answer import ask_gate, turn_signals  # noqa: E402
+from tellmemore.answer import abstain_override, ask_gate, turn_signals  # noqa: E402
 from tellmemore.answer.calibration import DEFAULT, Calibration  # noqa: E402
 from tellmemore.answer.scorer import Scorer, fit  # noqa: E402
-from tellmemore.conversation.text import content_words, stem  # noqa: E402
 
 MODE = "floor (default)"
-FALSE_RATES = (0.02, 0.01)
-"""Exp BW registered 0.02 for the ask gate (it failed its rule); 0.01 is the shipped rate."""
 L2 = 1.0
-ABSTAIN_FEATURES = (*(f for f in ask_gate.FEATURES if f != "pointer"), "coverage", "absent_word")
-COVERED = 3
-"""Hits whose words `coverage` reads: the passages the answer quotes from."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +58,11 @@ class Gate:
     model: str | None
     """The weights file the product reads (None: measured only)."""
     scope: str
-    """Which answered turns it decides, in words (the weights file says it)."""
+    """Which turns it decides, in words (the weights file says it)."""
+    action: str
+    """The default's action on the turns it decides."""
+    rates: tuple[float, ...]
+    """Thresholds replayed; the last is the shipped one."""
 
     def reads(self, values: dict[str, float]) -> bool:
         """The turns this gate decides (the ask gate needs two documents to offer)."""
@@ -76,13 +76,26 @@ GATES = {
         "UNDERSPECIFIED",
         ask_gate.MODEL,
         "the turns the default answered whose top 5 span two documents",
+        "answer",
+        (0.02, 0.01),  # Exp BW registered 0.02 (it failed its rule); 0.01 is shipped
     ),
     "abstain": Gate(
         "abstain",
-        ABSTAIN_FEATURES,
+        abstain_override.FEATURES,
         "UNANSWERABLE",
         None,
         "the turns the default answered",
+        "answer",
+        (0.02, 0.01),
+    ),
+    "override": Gate(
+        "override",
+        abstain_override.FEATURES,
+        "ANSWERABLE",
+        abstain_override.MODEL,
+        "the turns the default abstained on",
+        "abstain",
+        (0.1,),
     ),
 }
 
@@ -90,44 +103,37 @@ GATES = {
 def signals(
     row: dict[str, Any], calibration: Calibration, passages: dict[str, str]
 ) -> dict[str, float]:
-    """A recorded turn's `turn_signals`, from its hits, and the abstain gate's two text
-    signals from the trial's passage texts."""
+    """A recorded turn's `turn_signals`, from its hits and the trial's passage texts."""
     hits = row["hits"][: turn_signals.TOP]
-    query = row["standalone"] or row["message"]
-    values = turn_signals.signals(
+    return turn_signals.signals(
         row["message"],
-        query,
+        row["standalone"] or row["message"],
         row["turn"] == 0,
         [h.get("dense") for h in hits],
         [h["doc"] for h in hits],
+        [passages.get(h["id"], "") for h in hits],
         calibration,
     )
-    asked = {stem(w) for w in content_words(query)}
-    held = [{stem(w) for w in content_words(passages.get(h["id"], ""))} for h in hits]
-    near = set().union(*held[:COVERED])
-    values["coverage"] = len(asked & near) / len(asked) if asked else 1.0
-    values["absent_word"] = float(bool(asked - set().union(*held)))
-    return values
 
 
 Rows = dict[str, tuple[str, np.ndarray, np.ndarray, np.ndarray]]
 
 
 def collect(gate: Gate, tag: str, exclude: list[str]) -> Rows:
-    """Per corpus: (group, features, positive?, answerable?) of the turns the gate decides."""
+    """Per corpus: (group, features, positive?, label) of the turns the gate decides."""
     out = {}
     for name, group, trial in tag_trials(tag, exclude):
         calibration = Calibration(**trial["calibration"]) if trial.get("calibration") else DEFAULT
-        xs, ys, answerable = [], [], []
+        xs, ys, labels = [], [], []
         for row in trial["rows"]:
-            if row["mode"] != MODE or row["action"] != "answer":
+            if row["mode"] != MODE or row["action"] != gate.action or not row["hits"]:
                 continue
             values = signals(row, calibration, trial["passages"])
             if gate.reads(values):
                 xs.append([values[f] for f in gate.features])
                 ys.append(float(row["label"] == gate.label))
-                answerable.append(row["label"] == "ANSWERABLE")
-        out[name] = (group, np.array(xs), np.array(ys), np.array(answerable))
+                labels.append(row["label"])
+        out[name] = (group, np.array(xs), np.array(ys), np.array(labels))
     return out
 
 
@@ -150,15 +156,14 @@ def fitted(
 def replay(gate: Gate, data: Rows, rate: float) -> dict[str, dict[str, int]]:
     """Each corpus decided by the gate fitted on the others, totalled by group."""
     totals: dict[str, Counter[str]] = {}
-    for name, (group, x, y, answerable) in data.items():
+    for name, (group, x, y, labels) in data.items():
         model = fitted(gate, [v for k, v in data.items() if k != name], rate)
         says = np.array([model.decide(dict(zip(gate.features, r, strict=True))) for r in x])
         t = totals.setdefault(group, Counter())
         t["turns"] += len(y)
-        t[gate.label] += int(y.sum())
-        t[f"{gate.name}: {gate.label}"] += int((says & (y == 1)).sum())
-        t[f"{gate.name}: ANSWERABLE"] += int((says & answerable).sum())
-        t[f"{gate.name}: other"] += int((says & (y == 0) & ~answerable).sum())
+        for label in ("ANSWERABLE", "UNANSWERABLE", "UNDERSPECIFIED"):
+            t[label] += int((labels == label).sum())
+            t[f"{gate.name}: {label}"] += int((says & (labels == label)).sum())
     return {g: dict(t) for g, t in totals.items()}
 
 
@@ -181,9 +186,9 @@ def main() -> None:
         parser.error(f"the {gate.name} gate is measured only: nothing reads its weights")
     data = collect(gate, args.tag, args.exclude)
     result: dict[str, Any] = {"gate": gate.name, "tag": args.tag, "replay": {}}
-    for rate in FALSE_RATES:
+    for rate in gate.rates:
         result["replay"][str(rate)] = replay(gate, data, rate)
-    whole = fitted(gate, list(data.values()), FALSE_RATES[-1])
+    whole = fitted(gate, list(data.values()), gate.rates[-1])
     result["shipped"] = whole.to_json()
     print(json.dumps(result, indent=1))
     if args.out:
@@ -191,7 +196,7 @@ def main() -> None:
     if args.loco_dir:
         args.loco_dir.mkdir(parents=True, exist_ok=True)
         for name in data:
-            model = fitted(gate, [v for k, v in data.items() if k != name], FALSE_RATES[-1])
+            model = fitted(gate, [v for k, v in data.items() if k != name], gate.rates[-1])
             (args.loco_dir / f"{name}.json").write_text(
                 json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8"
             )

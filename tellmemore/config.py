@@ -154,6 +154,11 @@ class RetrievalSettings(_Section):
     Opt-in: each held-out corpus run with a gate fitted without it asked 44 more of 275
     underspecified turns for 14 more false ask-backs, but the two corpora first run for it
     gained one ask where two were registered (bench/results/ask_gate.md)."""
+    learned_answer: bool = False
+    """With `abstention = "floor"`: answer a turn the rules and floors abstained on when a
+    scorer fitted on 29 corpora's labelled conversations reads it as answerable
+    (`answer.abstain_override`). Opt-in: on 25 held-out corpora it answered 33 more turns
+    fully right but 13 more unanswerable ones (bench/results/abstain_override.md)."""
     min_dense_score: float = 0.35
     """With `abstention = "floor"`: abstain when no hit's cosine similarity reaches this
     and the lexical coverage stays below `min_lexical_coverage` (bench/abstention.py)."""

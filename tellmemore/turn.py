@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from tellmemore.analysis import mood
 from tellmemore.answer import (
     abstain,
+    abstain_override,
     answerability,
     ask_gate,
     citations,
@@ -243,6 +244,10 @@ class TurnRunner:
             if more_of
             else self._judge(message, history, resolution, result, asked, req)
         )
+        if verdict.action is Action.ABSTAIN and self._answers_anyway(
+            message, history, resolution, hits
+        ):
+            verdict = Verdict(Action.ANSWER)
         if verdict.action is Action.CLARIFY:
             latency = LatencyMs(total=_ms(t_start), resolve=resolve_ms, retrieve=retrieve_ms)
             yield from self._ask_back(
@@ -383,6 +388,20 @@ class TurnRunner:
                 return Verdict(Action.CLARIFY, asked_back[0], asked_back[1])
             return Verdict(Action.ANSWER)
         return judge(self._evidence(message, history, resolution, result, asked, req))
+
+    def _answers_anyway(
+        self, message: str, history: list[Turn], resolution: Resolution, hits: Sequence[Hit]
+    ) -> bool:
+        """`retrieval.learned_answer`: the floor mode's abstention is overruled when the
+        learned gate reads the turn as answerable (`answer.abstain_override`)."""
+        retrieval = self.settings.retrieval
+        return (
+            retrieval.learned_answer
+            and retrieval.abstention == "floor"
+            and abstain_override.answers(
+                message, history, resolution, hits, self.retriever.calibrator.get()
+            )
+        )
 
     def _evidence(
         self,

@@ -1,8 +1,9 @@
 """Signals of a turn read from its message and its hits, for the learned gates.
 
-A learned gate (`answer.ask_gate`) weighs these with a logistic scorer fitted on labelled
-conversations. Plain values in, so that the replay of recorded trials
-(`bench/learned_gate.py`) reads exactly what a turn reads; no word list of their own:
+The learned gates (`answer.ask_gate`, `answer.abstain_override`) each weigh some of these
+with a logistic scorer fitted on labelled conversations. Plain values in, so that the replay
+of recorded trials (`bench/learned_gate.py`) reads exactly what a turn reads; no word list
+of their own:
 
 - `top_cosine`: how close the best passage comes, on the index's own scale (0 at the foreign
   median, 1 at the own median: `answer.calibration`); `top_gap`: how far the fifth falls
@@ -10,7 +11,9 @@ conversations. Plain values in, so that the replay of recorded trials
 - `documents`: how many documents the top five come from;
 - `words`: the message's content words (log); `first_turn`; `resolved`: the resolver changed
   the message; `pointer`: it points at nothing (`vague.points_at_nothing`); `asks_value`: it
-  asks a value (`stated.asked_value`).
+  asks a value (`stated.asked_value`);
+- `coverage`: the share of the searched query's content words that the first three passages
+  hold; `absent_word`: one of them is in none of the top five.
 """
 
 from __future__ import annotations
@@ -20,11 +23,17 @@ from collections.abc import Sequence
 
 from tellmemore.answer import stated, vague
 from tellmemore.answer.calibration import Calibration
-from tellmemore.conversation.text import content_words
+from tellmemore.conversation.text import content_words, stem
 from tellmemore.types import Hit, Resolution, Turn
 
 TOP = 5
 """Hits read."""
+COVERED = 3
+"""Hits whose words `coverage` reads: the passages the answer quotes from."""
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(w) for w in content_words(text)}
 
 
 def signals(
@@ -33,13 +42,16 @@ def signals(
     first_turn: bool,
     dense: Sequence[float | None],
     docs: Sequence[str],
+    texts: Sequence[str],
     calibration: Calibration,
 ) -> dict[str, float]:
-    """Every signal of a turn whose top hits have these `dense` scores and `docs`, searched
-    as `query`."""
+    """Every signal of a turn whose top hits have these `dense` scores, `docs` and `texts`,
+    searched as `query`."""
     known = [d for d in dense[:TOP] if d is not None]
     span = max(calibration.own_p50 - calibration.foreign_p50, 1e-3)
     top = max(known) if known else calibration.foreign_p50
+    asked = _stems(query)
+    held = [_stems(t) for t in texts[:TOP]]
     return {
         "top_cosine": (top - calibration.foreign_p50) / span,
         "top_gap": (top - min(known)) / span if known else 0.0,
@@ -49,6 +61,8 @@ def signals(
         "resolved": float(query.strip() != message.strip()),
         "pointer": float(vague.points_at_nothing(message)),
         "asks_value": float(stated.asked_value(message) is not None),
+        "coverage": len(asked & set().union(*held[:COVERED])) / len(asked) if asked else 1.0,
+        "absent_word": float(bool(asked - set().union(*held))),
     }
 
 
@@ -67,5 +81,6 @@ def of_turn(
         not history,
         [h.dense for h in top],
         [h.chunk.doc_id for h in top],
+        [h.chunk.text for h in top],
         calibration,
     )

@@ -1,0 +1,104 @@
+"""The learned second look at an abstention (`answer.abstain_override`,
+`retrieval.learned_answer`): its text signals, its bundled weights, and a turn reading it over
+three budget policies (real SQLite index, real MiniLM)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tellmemore.answer import abstain_override, turn_signals
+from tellmemore.answer.calibration import Calibration
+from tellmemore.assistant import Assistant
+from tellmemore.config import Settings
+
+BUDGETS = Path(__file__).resolve().parents[1] / "data" / "budgets"
+CALIBRATION = Calibration(
+    generation=1, chunks=10, own_p25=0.5, own_p50=0.6, foreign_p50=0.2, foreign_p90=0.3
+)
+ANSWERABLE = "Do I need approval to book a conference?"
+"""learning.md: "Ask your manager before booking a conference"; the default abstains."""
+
+
+def test_coverage_reads_the_searched_words_in_the_first_three_passages() -> None:
+    texts = ["Book flights early.", "Hotels are booked.", "A desk.", "Approval for conferences."]
+    values = turn_signals.signals(
+        "does it need approval?",
+        "does booking a hotel need approval?",
+        False,
+        [0.5, 0.4, 0.3, 0.2],
+        ["a.md", "b.md", "c.md", "d.md"],
+        texts,
+        CALIBRATION,
+    )
+    # "booking" and "hotel" are in the first three, "approval" only in the fourth
+    assert values["coverage"] == pytest.approx(2 / 3)
+    assert values["absent_word"] == 0.0
+    values = turn_signals.signals(
+        "what about pets?", "what about pets?", False, [0.5], ["a.md"], texts, CALIBRATION
+    )
+    assert values["coverage"] == 0.0 and values["absent_word"] == 1.0
+
+
+def test_the_bundled_gate_reads_a_close_match_as_answerable_and_a_value_question_not() -> None:
+    """Fitted on 29 corpora's abstentions: a turn whose best passage stands out is likelier
+    answerable; a question for a value the rules found unstated likelier not."""
+    gate = abstain_override.shipped()
+    weight = dict(zip(gate.features, gate.weights, strict=True))
+    assert gate.features == abstain_override.FEATURES
+    assert weight["top_cosine"] > 0 and weight["top_gap"] > 0
+    assert weight["asks_value"] < 0
+    assert 0.0 < gate.threshold < 1.0
+
+
+@pytest.fixture(scope="module")
+def _budgets_template(tmp_path_factory: pytest.TempPathFactory, minilm: Any) -> Path:
+    path = tmp_path_factory.mktemp("budgets")
+    assistant = Assistant(Settings(project_dir=path), embedder=minilm)
+    assistant.ingest([BUDGETS])
+    assistant.close()
+    return path
+
+
+@pytest.fixture(params=[False, True], ids=["default", "learned_answer"])
+def budgets(
+    request: pytest.FixtureRequest, _budgets_template: Path, tmp_path: Path, minilm: Any
+) -> Iterator[tuple[Assistant, bool]]:
+    target = tmp_path / "budgets"
+    shutil.copytree(_budgets_template, target)
+    settings = Settings(project_dir=target, retrieval={"learned_answer": request.param})
+    assistant = Assistant(settings, embedder=minilm)
+    yield assistant, request.param
+    assistant.close()
+
+
+@pytest.mark.model
+def test_an_abstention_the_gate_reads_as_answerable_is_answered(
+    budgets: tuple[Assistant, bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gate that says yes from 0.5 (the bundled one reads this turn at about 0.67, under
+    its 0.76) answers what the default abstains on, only with the setting."""
+    assistant, learned = budgets
+    lenient = replace(abstain_override.shipped(), threshold=0.5)
+    monkeypatch.setattr(abstain_override, "shipped", lambda: lenient)
+    answer = assistant.session().ask(ANSWERABLE)
+    if learned:
+        assert not answer.abstained and answer.citations
+        assert answer.citations[0].title == "Learning budget"
+        assert "Ask your manager before booking a conference" in answer.answer
+    else:
+        assert answer.abstained and answer.citations == ()
+
+
+@pytest.mark.model
+def test_a_question_the_documents_do_not_answer_stays_abstained(
+    budgets: tuple[Assistant, bool],
+) -> None:
+    assistant, _ = budgets
+    answer = assistant.session().ask("What is the parental leave policy?")
+    assert answer.abstained
