@@ -157,8 +157,9 @@ class RetrievalSettings(_Section):
     learned_answer: bool = False
     """With `abstention = "floor"`: answer a turn the rules and floors abstained on when a
     scorer fitted on 29 corpora's labelled conversations reads it as answerable
-    (`answer.abstain_override`). Opt-in: on 25 held-out corpora it answered 33 more turns
-    fully right but 13 more unanswerable ones (bench/results/abstain_override.md)."""
+    (`answer.abstain_override`). Opt-in: on 25 held-out corpora it answered 24 more turns
+    fully right and 6 more unanswerable ones, on the two corpora first run for it one more
+    fully right (bench/results/abstain_override.md)."""
     min_dense_score: float = 0.35
     """With `abstention = "floor"`: abstain when no hit's cosine similarity reaches this
     and the lexical coverage stays below `min_lexical_coverage` (bench/abstention.py)."""

@@ -9,7 +9,7 @@ index's own scale and how far the fifth falls, how many documents, the message's
 words, first turn, resolved, asks a value, the share of the searched words the first three
 passages hold, a searched word none of the top five holds), weighed by a logistic scorer
 fitted on the labelled conversations of 29 handbook and help-site corpora
-(`bench/learned_gate.py override --write`). Its threshold lets through at most 10% of the
+(`bench/learned_gate.py override --write`). Its threshold lets through at most 5% of the
 right abstentions it was fitted on.
 """
 
