@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from behaviour_features import DATA, corpus_dir, dump  # noqa: E402
 
-from tellmemore.answer import ask_gate, clarify  # noqa: E402
+from tellmemore.answer import ask_gate, clarify, turn_signals  # noqa: E402
 from tellmemore.answer.calibration import Calibrator  # noqa: E402
 from tellmemore.answer.judge import TurnEvidence, read_features  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
@@ -123,9 +123,8 @@ def replay_domain(  # type: ignore[no-untyped-def]
             options = clarify.options(turn.message, history, hits)
             asks_back = clarify.ask_back(turn.message, history, ev.resolution, hits) is not None
             # `retrieval.learned_ask` (opt-in): the learned gate behind the hand-written ones
-            learned = not asks_back and bool(
-                ask_gate.ask(turn.message, history, ev.resolution, hits, calibration)
-            )
+            values = turn_signals.of_turn(turn.message, history, ev.resolution, hits, calibration)
+            learned = not asks_back and bool(ask_gate.ask(turn.message, history, hits, values))
             out.append(
                 {
                     **row,

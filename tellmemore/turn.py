@@ -31,6 +31,7 @@ from tellmemore.answer import (
     phrase,
     quote,
     stated,
+    turn_signals,
 )
 from tellmemore.answer.judge import (
     Action,
@@ -381,9 +382,8 @@ class TurnRunner:
                 else None
             )
             if asked_back is None and may_ask and self.settings.retrieval.learned_ask:
-                asked_back = ask_gate.ask(
-                    message, history, resolution, result.hits, self.retriever.calibrator.get()
-                )
+                values = self._signals(message, history, resolution, result.hits)
+                asked_back = ask_gate.ask(message, history, result.hits, values)
             if asked_back is not None:
                 return Verdict(Action.CLARIFY, asked_back[0], asked_back[1])
             return Verdict(Action.ANSWER)
@@ -398,10 +398,16 @@ class TurnRunner:
         return (
             retrieval.learned_answer
             and retrieval.abstention == "floor"
-            and abstain_override.answers(
-                message, history, resolution, hits, self.retriever.calibrator.get()
-            )
+            and bool(hits)
+            and abstain_override.answers(self._signals(message, history, resolution, hits))
         )
+
+    def _signals(
+        self, message: str, history: list[Turn], resolution: Resolution, hits: Sequence[Hit]
+    ) -> dict[str, float]:
+        """What the learned gates read of this turn (`answer.turn_signals`)."""
+        calibration = self.retriever.calibrator.get()
+        return turn_signals.of_turn(message, history, resolution, hits, calibration)
 
     def _evidence(
         self,

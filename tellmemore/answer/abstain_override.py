@@ -15,13 +15,10 @@ right abstentions it was fitted on.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 from functools import cache
 
-from tellmemore.answer import turn_signals
-from tellmemore.answer.calibration import Calibration
 from tellmemore.answer.scorer import Scorer, load_scorer
-from tellmemore.types import Hit, Resolution, Turn
 
 FEATURES = (
     "top_cosine",
@@ -44,16 +41,7 @@ def shipped() -> Scorer:
     return load_scorer(MODEL)
 
 
-def answers(
-    message: str,
-    history: Sequence[Turn],
-    resolution: Resolution,
-    hits: Sequence[Hit],
-    calibration: Calibration,
-    scorer: Scorer | None = None,
-) -> bool:
-    """Whether a turn the default abstained on reads as one the documents answer."""
-    if not hits:
-        return False
-    values = turn_signals.of_turn(message, history, resolution, hits, calibration)
+def answers(values: Mapping[str, float], scorer: Scorer | None = None) -> bool:
+    """Whether a turn the default abstained on, with these `turn_signals`, reads as one the
+    documents answer."""
     return (scorer or shipped()).decide(values)

@@ -18,13 +18,12 @@ subjects the conversation has not named, two at least, none picked.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 
-from tellmemore.answer import clarify, turn_signals
-from tellmemore.answer.calibration import Calibration
+from tellmemore.answer import clarify
 from tellmemore.answer.scorer import Scorer, load_scorer
-from tellmemore.types import Hit, Resolution, Turn
+from tellmemore.types import Hit, Turn
 
 FEATURES = (
     "top_cosine",
@@ -40,7 +39,7 @@ FEATURES = (
 MODEL = "ask_gate_model"
 
 
-def reachable(values: dict[str, float]) -> bool:
+def reachable(values: Mapping[str, float]) -> bool:
     """The top five come from two documents or more: there is something to offer."""
     return values["documents"] >= 2
 
@@ -54,15 +53,13 @@ def shipped() -> Scorer:
 def ask(
     message: str,
     history: Sequence[Turn],
-    resolution: Resolution,
     hits: Sequence[Hit],
-    calibration: Calibration,
+    values: Mapping[str, float],
     scorer: Scorer | None = None,
 ) -> tuple[str, tuple[str, ...]] | None:
-    """The clarifying question and its options when the gate says ask and the top
-    passages offer two subjects or more that the conversation has not named; else None
-    (and never right after a clarifying question)."""
-    values = turn_signals.of_turn(message, history, resolution, hits, calibration)
+    """The clarifying question and its options when the gate says ask on a turn with these
+    `turn_signals` and the top passages offer two subjects or more that the conversation has
+    not named; else None (and never right after a clarifying question)."""
     if not reachable(values) or not (scorer or shipped()).decide(values):
         return None
     if clarify.just_asked(history) or clarify.picked(message, history, hits):

@@ -12,6 +12,9 @@ from tellmemore.assistant import Assistant
 from tellmemore.config import Settings
 
 CLEF = Path(__file__).resolve().parents[2] / "bench" / "data" / "clef_handbook"
+BUDGETS = Path(__file__).resolve().parents[1] / "data" / "budgets"
+"""Three short budget policies (learning, travel, home office equipment): every policy fits a
+question for "the budget", one answers "when do the receipts go to finance?"."""
 NOT_DOCUMENTS = ("README.md", "LICENSE.md")
 
 
@@ -25,3 +28,21 @@ def clef_project(tmp_path_factory: pytest.TempPathFactory, minilm: Any) -> Path:
     assistant.ingest([root / "docs"])
     assistant.close()
     return root / "project"
+
+
+@pytest.fixture(scope="session")
+def budgets_project(tmp_path_factory: pytest.TempPathFactory, minilm: Any) -> Path:
+    """The three budget policies ingested once with the real MiniLM: the project directory."""
+    path = tmp_path_factory.mktemp("budgets")
+    assistant = Assistant(Settings(project_dir=path), embedder=minilm)
+    assistant.ingest([BUDGETS])
+    assistant.close()
+    return path
+
+
+def budgets_assistant(project: Path, tmp_path: Path, minilm: Any, **retrieval: Any) -> Assistant:
+    """An `Assistant` on a copy of `budgets_project` (a test's turns stay its own) with these
+    retrieval settings."""
+    target = tmp_path / "budgets"
+    shutil.copytree(project, target)
+    return Assistant(Settings(project_dir=target, retrieval=retrieval), embedder=minilm)

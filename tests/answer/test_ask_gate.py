@@ -5,7 +5,6 @@ MiniLM)."""
 from __future__ import annotations
 
 import math
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,9 +14,9 @@ import pytest
 from tellmemore.answer import ask_gate, turn_signals
 from tellmemore.answer.calibration import Calibration
 from tellmemore.assistant import Assistant
-from tellmemore.config import Settings
 
-BUDGETS = Path(__file__).resolve().parents[1] / "data" / "budgets"
+from .conftest import budgets_assistant
+
 CALIBRATION = Calibration(
     generation=1, chunks=10, own_p25=0.5, own_p50=0.6, foreign_p50=0.2, foreign_p90=0.3
 )
@@ -74,23 +73,11 @@ def test_the_bundled_gate_asks_short_first_questions_more_than_long_follow_ups()
     assert 0.0 < gate.threshold < 1.0
 
 
-@pytest.fixture(scope="module")
-def _budgets_template(tmp_path_factory: pytest.TempPathFactory, minilm: Any) -> Path:
-    path = tmp_path_factory.mktemp("budgets")
-    assistant = Assistant(Settings(project_dir=path), embedder=minilm)
-    assistant.ingest([BUDGETS])
-    assistant.close()
-    return path
-
-
 @pytest.fixture(params=[False, True], ids=["default", "learned_ask"])
 def budgets(
-    request: pytest.FixtureRequest, _budgets_template: Path, tmp_path: Path, minilm: Any
+    request: pytest.FixtureRequest, budgets_project: Path, tmp_path: Path, minilm: Any
 ) -> Iterator[tuple[Assistant, bool]]:
-    target = tmp_path / "budgets"
-    shutil.copytree(_budgets_template, target)
-    settings = Settings(project_dir=target, retrieval={"learned_ask": request.param})
-    assistant = Assistant(settings, embedder=minilm)
+    assistant = budgets_assistant(budgets_project, tmp_path, minilm, learned_ask=request.param)
     yield assistant, request.param
     assistant.close()
 
