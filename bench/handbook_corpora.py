@@ -320,6 +320,16 @@ CORPORA = {
         "variant_handbook",
         "Variant's staff handbook (Norwegian: pay, leave, expenses, safety), CC BY-SA 4.0",
     ),
+    "ten7": _held_out(
+        "ten7",
+        "ten7_handbook",
+        "TEN7's employee handbook (benefits, time off, conduct, quitting), GPL-3.0",
+    ),
+    "appwrite": _held_out(
+        "appwrite",
+        "appwrite_help",
+        "Appwrite Cloud's help pages on plans, billing, limits and security, BSD-3-Clause",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -331,14 +341,15 @@ CORPORA = {
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
 Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub,
 the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf, Let's
-Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo and Variant go to
-the ignored bench/.trials by
+Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant, TEN7 and
+Appwrite go to the ignored bench/.trials by
 default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
 Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub, the Foundation for
 Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf, Let's
-Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant)."""
+Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant, TEN7,
+Appwrite)."""
 HELD_OUT_NAMES = tuple(name for name, c in CORPORA.items() if c.held_out)
 """The held-out corpora in the order they were added: what the benches fit nothing on."""
 DEV_NAMES = tuple(name for name, c in CORPORA.items() if not c.held_out)

@@ -66,6 +66,8 @@ GROUPS = {
     "held-out Grist help center": ("grist",),
     "held-out Expo EAS help": ("expo",),
     "held-out Variant staff handbook (Norwegian)": ("variant",),
+    "held-out TEN7 employee handbook": ("ten7",),
+    "held-out Appwrite Cloud help": ("appwrite",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

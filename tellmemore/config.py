@@ -152,8 +152,8 @@ class RetrievalSettings(_Section):
     29 corpora's labelled conversations reads the turn as underspecified (a short first
     question no passage matches closely, hits spread over documents: `answer.ask_gate`).
     Opt-in: each held-out corpus run with a gate fitted without it asked 44 more of 275
-    underspecified turns for 14 more false ask-backs, but the two corpora first run for it
-    gained one ask where two were registered (bench/results/ask_gate.md)."""
+    underspecified turns for 14 more false ask-backs, but four corpora first run for it
+    gained one ask in all (bench/results/ask_gate.md)."""
     learned_answer: bool = False
     """With `abstention = "floor"`: answer a turn the rules and floors abstained on when a
     scorer fitted on 29 corpora's labelled conversations reads it as answerable

@@ -143,6 +143,14 @@ CORPORA = {
         DATA / "variant_handbook",
         DATA / "variant_handbook_conversations.jsonl",
     ),
+    "ten7": (
+        DATA / "ten7_handbook",
+        DATA / "ten7_handbook_conversations.jsonl",
+    ),
+    "appwrite": (
+        DATA / "appwrite_help",
+        DATA / "appwrite_help_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -316,6 +324,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "grist",
             "expo",
             "variant",
+            "ten7",
+            "appwrite",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
