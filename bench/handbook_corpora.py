@@ -330,6 +330,26 @@ CORPORA = {
         "appwrite_help",
         "Appwrite Cloud's help pages on plans, billing, limits and security, BSD-3-Clause",
     ),
+    "cuesoft": _held_out(
+        "cuesoft",
+        "cuesoft_handbook",
+        "Cuesoft's employee handbook (leave, pay, working hours, conduct), MIT",
+    ),
+    "sentry": _held_out(
+        "sentry",
+        "sentry_help",
+        "Sentry's docs on plans, billing, quotas, accounts and data, Apache-2.0",
+    ),
+    "freelaw": _held_out(
+        "freelaw",
+        "freelaw_handbook",
+        "Free Law Project's HR handbook (leave, benefits, retirement, conduct), MIT",
+    ),
+    "azure": _held_out(
+        "azure",
+        "azure_billing_help",
+        "Microsoft Azure's billing help (free account, spending limit, payments), CC BY 4.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -341,8 +361,8 @@ CORPORA = {
 """The bundled corpora; `clef` is the default. The per-turn reports of GitLab, CivicActions,
 Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub,
 the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf, Let's
-Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant, TEN7 and
-Appwrite go to the ignored bench/.trials by
+Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant, TEN7,
+Appwrite, Cuesoft, Sentry, Free Law and Azure go to the ignored bench/.trials by
 default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,

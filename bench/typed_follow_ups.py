@@ -68,6 +68,10 @@ GROUPS = {
     "held-out Variant staff handbook (Norwegian)": ("variant",),
     "held-out TEN7 employee handbook": ("ten7",),
     "held-out Appwrite Cloud help": ("appwrite",),
+    "held-out Cuesoft employee handbook": ("cuesoft",),
+    "held-out Sentry billing and account docs": ("sentry",),
+    "held-out Free Law Project HR handbook": ("freelaw",),
+    "held-out Azure billing help": ("azure",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

@@ -151,6 +151,22 @@ CORPORA = {
         DATA / "appwrite_help",
         DATA / "appwrite_help_conversations.jsonl",
     ),
+    "cuesoft": (
+        DATA / "cuesoft_handbook",
+        DATA / "cuesoft_handbook_conversations.jsonl",
+    ),
+    "sentry": (
+        DATA / "sentry_help",
+        DATA / "sentry_help_conversations.jsonl",
+    ),
+    "freelaw": (
+        DATA / "freelaw_handbook",
+        DATA / "freelaw_handbook_conversations.jsonl",
+    ),
+    "azure": (
+        DATA / "azure_billing_help",
+        DATA / "azure_billing_help_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -326,6 +342,10 @@ def test_trial_finds_each_corpus_and_any_folder(
             "variant",
             "ten7",
             "appwrite",
+            "cuesoft",
+            "sentry",
+            "freelaw",
+            "azure",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
