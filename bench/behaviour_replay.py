@@ -29,7 +29,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from behaviour_features import DATA, corpus_dir, dump  # noqa: E402
 
-from tellmemore.answer import abstain_override, ask_gate, clarify, turn_signals  # noqa: E402
+from tellmemore.answer import (  # noqa: E402
+    abstain_gate,
+    abstain_override,
+    ask_gate,
+    clarify,
+    turn_signals,
+)
 from tellmemore.answer.calibration import Calibrator  # noqa: E402
 from tellmemore.answer.judge import TurnEvidence, read_features  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
@@ -134,6 +140,8 @@ def replay_domain(  # type: ignore[no-untyped-def]
                     "learned_asks": learned,
                     # `retrieval.learned_answer` (opt-in): read where the floor abstains
                     "learned_answers": abstain_override.answers(values),
+                    # `retrieval.learned_abstain` (opt-in): read where the floor answers
+                    "learned_abstains": abstain_gate.abstains(values),
                 }
             )
     finally:

@@ -1,5 +1,5 @@
 """Learned gates over the default decisions, fitted and replayed on the default trials
-(issue 22; Exp BW2: ask back; Exp BX: abstain, measured only; Exp BY: answer instead of
+(issue 22; Exp BW2: ask back; Exp BX and CB: abstain; Exp BY: answer instead of
 abstaining).
 
     .venv/bin/python bench/learned_gate.py ask base45 --exclude ultralytics docker \
@@ -12,7 +12,7 @@ each recorded turn exactly as a turn reads them:
 
 - `ask` (`answer.ask_gate`, `retrieval.learned_ask`): turns whose top five span two documents
   or more (an ask needs options); positive when labelled UNDERSPECIFIED;
-- `abstain` (measured, not built: bench/results/ask_gate.md): every turn the default
+- `abstain` (`answer.abstain_gate`, `retrieval.learned_abstain`): every turn the default
   answered; positive when labelled UNANSWERABLE;
 - `override` (`answer.abstain_override`, `retrieval.learned_answer`): every turn the default
   abstained on; positive when labelled ANSWERABLE.
@@ -42,7 +42,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from handbook_corpora import tag_trials  # noqa: E402
 
-from tellmemore.answer import abstain_override, ask_gate, turn_signals  # noqa: E402
+from tellmemore.answer import abstain_gate, abstain_override, ask_gate, edits, turn_signals  # noqa: E402
 from tellmemore.answer.calibration import DEFAULT, Calibration  # noqa: E402
 from tellmemore.answer.scorer import Scorer, fit  # noqa: E402
 
@@ -81,12 +81,12 @@ GATES = {
     ),
     "abstain": Gate(
         "abstain",
-        abstain_override.FEATURES,
+        abstain_gate.FEATURES,
         "UNANSWERABLE",
-        None,
+        abstain_gate.MODEL,
         "the turns the default answered",
         "answer",
-        (0.02, 0.01),
+        (0.02, 0.01),  # Exp BX: 0.01 (failed its own rule alone); CB: with the override
     ),
     "override": Gate(
         "override",
@@ -128,6 +128,8 @@ def collect(gate: Gate, tag: str, exclude: list[str]) -> Rows:
         for row in trial["rows"]:
             if row["mode"] != MODE or row["action"] != gate.action or not row["hits"]:
                 continue
+            if gate.name == "abstain" and edits.asks_for_more(row["message"]):
+                continue  # "tell me more" is not judged: more of what was just answered
             values = signals(row, calibration, trial["passages"])
             if gate.reads(values):
                 xs.append([values[f] for f in gate.features])

@@ -1,18 +1,31 @@
 #!/usr/bin/env bash
-# The default trials with a packaged weights file fitted without each corpus it runs on.
-#   bench/loco_trials.sh WEIGHTS LOCO_DIR TAG CORPUS...
-# For each CORPUS, LOCO_DIR/CORPUS.json (written by a bench's --loco-dir, e.g.
-# bench/learned_gate.py) replaces WEIGHTS (a file under tellmemore/ that the product reads)
-# while bench/default_trials.sh runs that corpus in this tree as tag TAG; WEIGHTS is put back
-# afterwards, whatever happens. Settings pass through the environment
-# (TELLMEMORE_RETRIEVAL__LEARNED_ASK=true ...). Compare with bench/trial_totals.py.
+# The default trials with packaged weights files fitted without each corpus they run on.
+#   bench/loco_trials.sh WEIGHTS[:WEIGHTS...] LOCO_DIR[:LOCO_DIR...] TAG CORPUS...
+# For each CORPUS, each LOCO_DIR/CORPUS.json (written by a bench's --loco-dir, e.g.
+# bench/learned_gate.py) replaces the WEIGHTS file in the same place of its list (a file under
+# tellmemore/ that the product reads) while bench/default_trials.sh runs that corpus in this
+# tree as tag TAG; every WEIGHTS file is put back afterwards, whatever happens. Settings pass
+# through the environment (TELLMEMORE_RETRIEVAL__LEARNED_ASK=true ...). Compare with
+# bench/trial_totals.py.
 set -euo pipefail
-WEIGHTS=$1; LOCO=$2; TAG=$3; shift 3
+IFS=: read -r -a WEIGHTS <<< "$1"
+IFS=: read -r -a LOCO <<< "$2"
+TAG=$3; shift 3
+if [ "${#WEIGHTS[@]}" -ne "${#LOCO[@]}" ]; then
+  echo "loco_trials.sh: ${#WEIGHTS[@]} weights files but ${#LOCO[@]} LOCO dirs" >&2
+  exit 2
+fi
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-KEPT=$(mktemp)
-cp "$WEIGHTS" "$KEPT"
-trap 'cp "$KEPT" "$WEIGHTS"; rm -f "$KEPT"' EXIT
+KEPT=$(mktemp -d)
+restore() {
+  for i in "${!WEIGHTS[@]}"; do
+    if [ -f "$KEPT/$i" ]; then cp "$KEPT/$i" "${WEIGHTS[$i]}"; fi
+  done
+  rm -rf "$KEPT"
+}
+trap restore EXIT
+for i in "${!WEIGHTS[@]}"; do cp "${WEIGHTS[$i]}" "$KEPT/$i"; done
 for c in "$@"; do
-  cp "$LOCO/$c.json" "$WEIGHTS"
+  for i in "${!WEIGHTS[@]}"; do cp "${LOCO[$i]}/$c.json" "${WEIGHTS[$i]}"; done
   bash "$HERE/bench/default_trials.sh" "$HERE" "$TAG" "$c"
 done

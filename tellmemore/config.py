@@ -154,6 +154,10 @@ class RetrievalSettings(_Section):
     Opt-in: each held-out corpus run with a gate fitted without it asked 44 more of 275
     underspecified turns for 14 more false ask-backs, but four corpora first run for it
     gained one ask in all (bench/results/ask_gate.md)."""
+    learned_abstain: bool = False
+    """With `abstention = "floor"`: abstain on a turn the rules and floors answered when a
+    scorer fitted on 29 corpora's labelled conversations reads it as one the documents do not
+    answer (`answer.abstain_gate`). Opt-in (Exp CB, bench/results/abstain_gate.md)."""
     learned_answer: bool = False
     """With `abstention = "floor"`: answer a turn the rules and floors abstained on when a
     scorer fitted on 29 corpora's labelled conversations reads it as answerable

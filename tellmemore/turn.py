@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from tellmemore.analysis import mood
 from tellmemore.answer import (
     abstain,
+    abstain_gate,
     abstain_override,
     answerability,
     ask_gate,
@@ -245,10 +246,10 @@ class TurnRunner:
             if more_of
             else self._judge(message, history, resolution, result, asked, req)
         )
-        if verdict.action is Action.ABSTAIN and self._answers_anyway(
-            message, history, resolution, hits
-        ):
+        if verdict.by_floor and self._answers_anyway(message, history, resolution, hits):
             verdict = Verdict(Action.ANSWER)
+        elif verdict.action is Action.ANSWER and not more_of:
+            verdict = self._abstains_anyway(message, history, resolution, hits, asked) or verdict
         if verdict.action is Action.CLARIFY:
             latency = LatencyMs(total=_ms(t_start), resolve=resolve_ms, retrieve=retrieve_ms)
             yield from self._ask_back(
@@ -363,7 +364,11 @@ class TurnRunner:
             )
             if floor or scored:
                 # too far to answer: too far to offer its subjects as well
-                return Verdict(Action.ABSTAIN, answerability.abstention(asked, result.hits))
+                return Verdict(
+                    Action.ABSTAIN,
+                    answerability.abstention(asked, result.hits),
+                    by_floor=not scored,
+                )
             unstated = self._unstated_value(own, asked, req)
             if unstated is not None:
                 return Verdict(
@@ -392,8 +397,8 @@ class TurnRunner:
     def _answers_anyway(
         self, message: str, history: list[Turn], resolution: Resolution, hits: Sequence[Hit]
     ) -> bool:
-        """`retrieval.learned_answer`: the floor mode's abstention is overruled when the
-        learned gate reads the turn as answerable (`answer.abstain_override`)."""
+        """`retrieval.learned_answer`: the floor's abstention is overruled when the learned
+        gate reads the turn as answerable (`answer.abstain_override`)."""
         retrieval = self.settings.retrieval
         return (
             retrieval.learned_answer
@@ -401,6 +406,23 @@ class TurnRunner:
             and bool(hits)
             and abstain_override.answers(self._signals(message, history, resolution, hits))
         )
+
+    def _abstains_anyway(
+        self,
+        message: str,
+        history: list[Turn],
+        resolution: Resolution,
+        hits: Sequence[Hit],
+        asked: Sequence[str],
+    ) -> Verdict | None:
+        """`retrieval.learned_abstain`: the floor mode's answer is withheld when the learned
+        gate reads the turn as one the documents do not answer (`answer.abstain_gate`)."""
+        retrieval = self.settings.retrieval
+        if not (retrieval.learned_abstain and retrieval.abstention == "floor" and hits):
+            return None
+        if not abstain_gate.abstains(self._signals(message, history, resolution, hits)):
+            return None
+        return Verdict(Action.ABSTAIN, answerability.abstention(asked, hits))
 
     def _signals(
         self, message: str, history: list[Turn], resolution: Resolution, hits: Sequence[Hit]

@@ -57,6 +57,10 @@ class Verdict:
     options: tuple[str, ...] = ()
     features: Mapping[str, float] = field(default_factory=dict)
     """Every feature read, prefixed `abstain.` / `clarify.` (kept in the trace)."""
+    by_floor: bool = False
+    """An abstention by the floor mode's cosine floor and lexical coverage alone: the one
+    `retrieval.learned_answer` may overrule (its gate was fitted on those); an opt-in rule's
+    abstention ("nothing about phone stipend") stands."""
 
 
 @lru_cache(maxsize=4)

@@ -55,7 +55,7 @@ def test_the_bundled_gate_reads_a_close_match_as_answerable_and_a_value_question
     assert 0.0 < gate.threshold < 1.0
 
 
-@pytest.fixture(params=[False, True], ids=["default", "learned_answer"])
+@pytest.fixture(params=[False, True], ids=["learned_answer off", "learned_answer on"])
 def budgets(
     request: pytest.FixtureRequest, budgets_project: Path, tmp_path: Path, minilm: Any
 ) -> Iterator[tuple[Assistant, bool]]:

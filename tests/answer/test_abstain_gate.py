@@ -1,0 +1,103 @@
+"""The learned gate for abstaining (`answer.abstain_gate`, `retrieval.learned_abstain`): its
+bundled weights, and turns reading it over three budget policies (real SQLite index, real
+MiniLM), alone and with the second look at an abstention (`retrieval.learned_answer`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tellmemore.answer import abstain_gate, abstain_override
+from tellmemore.assistant import Assistant
+
+from .conftest import budgets_assistant
+
+ANSWERED = "How much is the learning budget per year?"
+"""learning.md: "a learning budget of $1,000 per year"; the default answers it."""
+ABSTAINED = "Do I need approval to book a conference?"
+"""learning.md answers it, but the default abstains (test_abstain_override.py)."""
+
+
+def test_the_bundled_gate_reads_a_close_well_covered_match_as_answered() -> None:
+    """Fitted on 29 corpora's answered turns: a question whose best passage is close and
+    holds its words is likelier answered; a question for a value likelier not."""
+    gate = abstain_gate.shipped()
+    weight = dict(zip(gate.features, gate.weights, strict=True))
+    assert gate.features == abstain_gate.FEATURES == abstain_override.FEATURES
+    assert weight["top_cosine"] < 0 and weight["coverage"] < 0
+    assert weight["asks_value"] > 0
+    assert 0.0 < gate.threshold < 1.0
+
+
+@pytest.fixture(params=[False, True], ids=["learned_abstain off", "learned_abstain on"])
+def budgets(
+    request: pytest.FixtureRequest, budgets_project: Path, tmp_path: Path, minilm: Any
+) -> Iterator[tuple[Assistant, bool]]:
+    assistant = budgets_assistant(budgets_project, tmp_path, minilm, learned_abstain=request.param)
+    yield assistant, request.param
+    assistant.close()
+
+
+@pytest.fixture
+def strict_gate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gate that says abstain on every turn (threshold 0): what it decides is then only
+    which turns it reads."""
+    strict = replace(abstain_gate.shipped(), threshold=0.0)
+    monkeypatch.setattr(abstain_gate, "shipped", lambda: strict)
+
+
+@pytest.mark.model
+@pytest.mark.usefixtures("strict_gate")
+def test_an_answer_the_gate_reads_as_unanswered_is_withheld_with_what_is_near(
+    budgets: tuple[Assistant, bool],
+) -> None:
+    assistant, learned = budgets
+    answer = assistant.session().ask(ANSWERED)
+    if learned:
+        assert answer.abstained
+        assert "Learning budget" in answer.answer  # the abstention names what is nearby
+    else:
+        assert not answer.abstained and "$1,000" in answer.answer
+
+
+@pytest.mark.model
+def test_tell_me_more_is_not_read_by_the_gate(
+    budgets: tuple[Assistant, bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "tell me more" is more of what was just answered: nothing is judged, so even a gate
+    that says abstain on everything never withholds it."""
+    assistant, _ = budgets
+    session = assistant.session()
+    first = session.ask(ANSWERED)  # the bundled gate reads it as answered
+    assert not first.abstained and "$1,000" in first.answer
+    strict = replace(abstain_gate.shipped(), threshold=0.0)
+    monkeypatch.setattr(abstain_gate, "shipped", lambda: strict)
+    more = session.ask("tell me more")
+    assert not more.abstained  # more sources or "nothing more", never the gate's abstention
+
+
+@pytest.mark.model
+def test_the_two_gates_decide_disjoint_turns(
+    budgets_project: Path, tmp_path: Path, minilm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With both settings and both gates saying yes to everything: the default's abstention
+    is answered (the second look) and not withheld again; its answer is withheld."""
+    always_answer = replace(abstain_override.shipped(), threshold=0.0)
+    monkeypatch.setattr(abstain_override, "shipped", lambda: always_answer)
+    always_abstain = replace(abstain_gate.shipped(), threshold=0.0)
+    monkeypatch.setattr(abstain_gate, "shipped", lambda: always_abstain)
+    assistant = budgets_assistant(
+        budgets_project, tmp_path, minilm, learned_abstain=True, learned_answer=True
+    )
+    try:
+        overruled = assistant.session().ask(ABSTAINED)
+        withheld = assistant.session().ask(ANSWERED)
+    finally:
+        assistant.close()
+    assert not overruled.abstained
+    assert "Ask your manager before booking a conference" in overruled.answer
+    assert withheld.abstained
