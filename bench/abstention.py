@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tellmemore.analysis import mood  # noqa: E402
-from tellmemore.answer import phrase  # noqa: E402
+from tellmemore.answer import abstain_gate, abstain_override, phrase, turn_signals  # noqa: E402
 from tellmemore.answer.abstain import evidence_hits, lexical_coverage  # noqa: E402
 from tellmemore.answer.judge import Action, TurnEvidence, judge  # noqa: E402
 from tellmemore.answer.scorer import Scorer  # noqa: E402
@@ -134,6 +134,9 @@ def scores(
                     kinds_only=s.phrase_kinds_only,
                 )
                 remark = not mood.asks(message)
+                values = turn_signals.of_turn(
+                    message, history, resolution, result.hits, retriever.calibrator.get()
+                )
                 out[case].append(
                     (
                         best_dense(result.hits),
@@ -148,6 +151,8 @@ def scores(
                             for k, v in verdict.features.items()
                             if k.startswith("abstain.")
                         },
+                        abstain_gate.abstains(values) if result.hits else False,
+                        abstain_override.answers(values) if result.hits else False,
                     )
                 )
         return out
@@ -156,7 +161,12 @@ def scores(
 
 
 def abstains(case: tuple, rule: dict) -> bool:  # type: ignore[type-arg]
-    fused, own, cover, action, share, unstated, unstated_or_remark, features = case
+    fused, own, cover, action, share, unstated, unstated_or_remark, features, *gates = case
+    if rule.get("learned"):  # the learned gates on the rule's decision (answer.abstain_gate)
+        gate_abstains, gate_answers = gates
+        if abstains(case, {**rule, "learned": False}):
+            return not gate_answers
+        return bool(gate_abstains)
     if rule.get("phrase") == "remarks too" and unstated_or_remark:
         return True  # as before session 19: a remark read as a question
     if rule["evidence"] == "judged":
@@ -237,6 +247,14 @@ def main() -> None:
             "phrase": True,
         }
     )
+    rules.append(
+        {
+            "evidence": "the question's phrasings + learned gates (default since session 47)",
+            "floor": configured[0],
+            "coverage": configured[1],
+            "learned": True,
+        }
+    )
     rules.append({"evidence": "judged", "floor": None, "coverage": None})  # opt-in
     if args.abstain_model:
         model = Scorer.from_json(json.loads(args.abstain_model.read_text()))
@@ -268,6 +286,7 @@ def main() -> None:
         "rows": rows,
         "value_share": settings.retrieval.min_value_share,
         "phrase_default": settings.retrieval.phrase,
+        "learned_default": settings.retrieval.learned_abstain and settings.retrieval.learned_answer,
     }
     args.out.with_suffix(".json").write_text(json.dumps(payload, indent=1) + "\n")
     args.out.with_suffix(".md").write_text(render(payload))
@@ -321,7 +340,11 @@ def render(payload: dict) -> str:  # type: ignore[type-arg]
             )
             continue
         on = (
-            r["evidence"] == (PHRASE_ROW if phrase_default else "the question's phrasings")
+            bool(r.get("learned")) == payload.get("learned_default", False)
+            and (
+                r.get("learned")
+                or r["evidence"] == (PHRASE_ROW if phrase_default else "the question's phrasings")
+            )
             and (
                 r["floor"],
                 r["coverage"],

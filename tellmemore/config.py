@@ -154,16 +154,19 @@ class RetrievalSettings(_Section):
     Opt-in: each held-out corpus run with a gate fitted without it asked 44 more of 275
     underspecified turns for 14 more false ask-backs, but four corpora first run for it
     gained one ask in all (bench/results/ask_gate.md)."""
-    learned_abstain: bool = False
+    learned_abstain: bool = True
     """With `abstention = "floor"`: abstain on a turn the rules and floors answered when a
     scorer fitted on 29 corpora's labelled conversations reads it as one the documents do not
-    answer (`answer.abstain_gate`). Opt-in (Exp CB, bench/results/abstain_gate.md)."""
-    learned_answer: bool = False
+    answer (`answer.abstain_gate`). On by default with `learned_answer` (the two re-sort the
+    floor's abstentions): on 25 held-out corpora, each run with gates fitted without it, 30
+    more of 350 unanswerable questions abstained on and 15 fewer of 2,428 answerable ones,
+    on the two corpora first run for it 3 more and none fewer (bench/results/abstain_gate.md)."""
+    learned_answer: bool = True
     """With `abstention = "floor"`: answer a turn the rules and floors abstained on when a
     scorer fitted on 29 corpora's labelled conversations reads it as answerable
-    (`answer.abstain_override`). Opt-in: on 25 held-out corpora it answered 24 more turns
-    fully right and 6 more unanswerable ones, on the two corpora first run for it one more
-    fully right (bench/results/abstain_override.md)."""
+    (`answer.abstain_override`). On by default since session 47, with `learned_abstain`
+    (bench/results/abstain_gate.md); alone it answered 24 more turns fully right on 25
+    held-out corpora (bench/results/abstain_override.md)."""
     min_dense_score: float = 0.35
     """With `abstention = "floor"`: abstain when no hit's cosine similarity reaches this
     and the lexical coverage stays below `min_lexical_coverage` (bench/abstention.py)."""
