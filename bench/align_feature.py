@@ -1,8 +1,14 @@
-"""Token alignment as a 21st feature of the MTRAG-fitted sentence scorer (issue 21, Exp BU).
+"""A 21st feature of the MTRAG-fitted sentence scorer, fitted and screened (issue 21: token
+alignment, Exp BU; a stated figure, Exp CC).
 
     HF_HUB_OFFLINE=1 nice -n 5 .venv/bin/python bench/align_feature.py \
         --cache /work/cache/bench_md --cases bench/.cache/er_cases.pkl \
-        --handbook bench/.cache/hb_sentence_cases.pkl --out bench/results/align_feature.json
+        --handbook bench/.cache/hb_sentence_cases.pkl --out bench/results/align_feature.json \
+        [--feature align|figure]
+
+`figure` (Exp CC): the unit states a value of any kind (`answer_types.holds` for any of
+`VALUE_KINDS`: a duration, an amount, a time, a count), whatever the question asks for; the
+`answer_type` feature pays a stated value only when the question asks for that kind.
 
 Session 45 found `align` (for each MiniLM token vector of the question, the best cosine to a
 token of the unit, averaged; `sentence_align.py`) the best single first-sentence signal on the
@@ -42,6 +48,7 @@ from handbook_corpora import DEV_NAMES  # noqa: E402
 from sentence_align import TokenVectors, align  # noqa: E402
 
 from tellmemore.answer import scoring  # noqa: E402
+from tellmemore.answer.answer_types import VALUE_KINDS, holds  # noqa: E402
 from tellmemore.config import Settings  # noqa: E402
 from tellmemore.index.embedders import load_embedder  # noqa: E402
 
@@ -55,6 +62,15 @@ def use_align(tokens: TokenVectors) -> Callable[[], None]:
         return np.array([[align(q, u)] for u in units])
 
     return hsf.append_features(("align",), column)
+
+
+def use_figure() -> Callable[[], None]:
+    """Route the scorer's features through `figure` as a 21st column (Exp CC)."""
+
+    def column(query: str, candidates: Sequence[scoring.Candidate], kind: Any) -> np.ndarray:
+        return np.array([[float(any(holds(c.text, k) for k in VALUE_KINDS))] for c in candidates])
+
+    return hsf.append_features(("figure",), column)
 
 
 def loo(retrieved: dict[str, list[Any]], embed: CachedEmbed) -> dict[str, Any]:
@@ -95,6 +111,7 @@ def main() -> None:
     parser.add_argument(
         "--threshold", type=float, help="keep this threshold in every fit (both arms)"
     )
+    parser.add_argument("--feature", choices=("align", "figure"), default="align")
     args = parser.parse_args()
     if args.threshold is not None:
         efr.FIXED["threshold"] = args.threshold
@@ -103,13 +120,16 @@ def main() -> None:
     retrieved = efr.retrieved_cases(args.cases, args.data, args.cache)
     for d in DOMAINS:
         embed.warm(retrieved[d])
-    model = load_embedder(Settings().embedder)._torch_encoder("fp32").model  # type: ignore[attr-defined]
-    tokens = TokenVectors(model)
+    if args.feature == "align":
+        model = load_embedder(Settings().embedder)._torch_encoder("fp32").model  # type: ignore[attr-defined]
+        tokens = TokenVectors(model)
     turns = [t for t in pickle.loads(args.handbook.read_bytes()) if t.corpus not in args.exclude]
     results: dict[str, Any] = {"shipped": handbooks(turns, None, embed)}
     print("shipped", json.dumps({k: results["shipped"][k] for k in ("dev", "held out")}))
-    for arm, with_align in (("20 features", False), ("20 + align", True)):
-        restore = use_align(tokens) if with_align else None
+    for arm, extra in (("20 features", False), (f"20 + {args.feature}", True)):
+        restore = None
+        if extra:
+            restore = use_align(tokens) if args.feature == "align" else use_figure()
         print(arm, flush=True)
         screen1 = loo(retrieved, embed)
         l2 = screen1["chosen_l2"]
