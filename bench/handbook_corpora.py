@@ -350,6 +350,16 @@ CORPORA = {
         "azure_billing_help",
         "Microsoft Azure's billing help (free account, spending limit, payments), CC BY 4.0",
     ),
+    "smartpath": _held_out(
+        "smartpath",
+        "smartpath_handbook",
+        "SmartPath's employee handbook (benefits, expenses, conduct), MIT",
+    ),
+    "openproject": _held_out(
+        "openproject",
+        "openproject_help",
+        "OpenProject's Enterprise cloud, support and account help, GPL-3.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -362,8 +372,8 @@ CORPORA = {
 Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub,
 the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf, Let's
 Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant, TEN7,
-Appwrite, Cuesoft, Sentry, Free Law and Azure go to the ignored bench/.trials by
-default, so their turns cannot land in bench/results by accident."""
+Appwrite, Cuesoft, Sentry, Free Law, Azure, SmartPath and OpenProject go to the ignored
+bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
 Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub, the Foundation for

@@ -167,6 +167,14 @@ CORPORA = {
         DATA / "azure_billing_help",
         DATA / "azure_billing_help_conversations.jsonl",
     ),
+    "smartpath": (
+        DATA / "smartpath_handbook",
+        DATA / "smartpath_handbook_conversations.jsonl",
+    ),
+    "openproject": (
+        DATA / "openproject_help",
+        DATA / "openproject_help_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -346,6 +354,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "sentry",
             "freelaw",
             "azure",
+            "smartpath",
+            "openproject",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
