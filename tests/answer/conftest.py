@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,3 +47,18 @@ def budgets_assistant(project: Path, tmp_path: Path, minilm: Any, **retrieval: A
     target = tmp_path / "budgets"
     shutil.copytree(project, target)
     return Assistant(Settings(project_dir=target, retrieval=retrieval), embedder=minilm)
+
+
+def budgets_with(setting: str) -> Callable[..., Iterator[tuple[Assistant, bool]]]:
+    """A `budgets` fixture for a module: the budget policies' assistant with the retrieval
+    setting `setting` off and on, as (assistant, on)."""
+
+    @pytest.fixture(params=[False, True], ids=[f"{setting} off", f"{setting} on"], name="budgets")
+    def fixture(
+        request: pytest.FixtureRequest, budgets_project: Path, tmp_path: Path, minilm: Any
+    ) -> Iterator[tuple[Assistant, bool]]:
+        assistant = budgets_assistant(budgets_project, tmp_path, minilm, **{setting: request.param})
+        yield assistant, request.param
+        assistant.close()
+
+    return fixture

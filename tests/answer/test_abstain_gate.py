@@ -4,7 +4,6 @@ MiniLM), alone and with the second look at an abstention (`retrieval.learned_ans
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ import pytest
 from tellmemore.answer import abstain_gate, abstain_override
 from tellmemore.assistant import Assistant
 
-from .conftest import budgets_assistant
+from .conftest import budgets_assistant, budgets_with
 
 ANSWERED = "How much is the learning budget per year?"
 """learning.md: "a learning budget of $1,000 per year"; the default answers it."""
@@ -33,13 +32,7 @@ def test_the_bundled_gate_reads_a_close_well_covered_match_as_answered() -> None
     assert 0.0 < gate.threshold < 1.0
 
 
-@pytest.fixture(params=[False, True], ids=["learned_abstain off", "learned_abstain on"])
-def budgets(
-    request: pytest.FixtureRequest, budgets_project: Path, tmp_path: Path, minilm: Any
-) -> Iterator[tuple[Assistant, bool]]:
-    assistant = budgets_assistant(budgets_project, tmp_path, minilm, learned_abstain=request.param)
-    yield assistant, request.param
-    assistant.close()
+budgets = budgets_with("learned_abstain")
 
 
 @pytest.fixture

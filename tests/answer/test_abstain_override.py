@@ -4,10 +4,7 @@ three budget policies (real SQLite index, real MiniLM)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,7 +12,7 @@ from tellmemore.answer import abstain_override, turn_signals
 from tellmemore.answer.calibration import Calibration
 from tellmemore.assistant import Assistant
 
-from .conftest import budgets_assistant
+from .conftest import budgets_with
 
 CALIBRATION = Calibration(
     generation=1, chunks=10, own_p25=0.5, own_p50=0.6, foreign_p50=0.2, foreign_p90=0.3
@@ -55,13 +52,7 @@ def test_the_bundled_gate_reads_a_close_match_as_answerable_and_a_value_question
     assert 0.0 < gate.threshold < 1.0
 
 
-@pytest.fixture(params=[False, True], ids=["learned_answer off", "learned_answer on"])
-def budgets(
-    request: pytest.FixtureRequest, budgets_project: Path, tmp_path: Path, minilm: Any
-) -> Iterator[tuple[Assistant, bool]]:
-    assistant = budgets_assistant(budgets_project, tmp_path, minilm, learned_answer=request.param)
-    yield assistant, request.param
-    assistant.close()
+budgets = budgets_with("learned_answer")
 
 
 @pytest.mark.model

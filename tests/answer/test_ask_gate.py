@@ -5,9 +5,6 @@ MiniLM)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,7 +12,7 @@ from tellmemore.answer import ask_gate, turn_signals
 from tellmemore.answer.calibration import Calibration
 from tellmemore.assistant import Assistant
 
-from .conftest import budgets_assistant
+from .conftest import budgets_with
 
 CALIBRATION = Calibration(
     generation=1, chunks=10, own_p25=0.5, own_p50=0.6, foreign_p50=0.2, foreign_p90=0.3
@@ -73,13 +70,7 @@ def test_the_bundled_gate_asks_short_first_questions_more_than_long_follow_ups()
     assert 0.0 < gate.threshold < 1.0
 
 
-@pytest.fixture(params=[False, True], ids=["default", "learned_ask"])
-def budgets(
-    request: pytest.FixtureRequest, budgets_project: Path, tmp_path: Path, minilm: Any
-) -> Iterator[tuple[Assistant, bool]]:
-    assistant = budgets_assistant(budgets_project, tmp_path, minilm, learned_ask=request.param)
-    yield assistant, request.param
-    assistant.close()
+budgets = budgets_with("learned_ask")
 
 
 @pytest.mark.model
