@@ -22,7 +22,7 @@ import math
 from collections.abc import Sequence
 
 from tellmemore.answer import stated, vague
-from tellmemore.answer.calibration import Calibration
+from tellmemore.answer.calibration import MIN_SPAN, Calibration
 from tellmemore.conversation.text import content_words, stem
 from tellmemore.types import Hit, Resolution, Turn
 
@@ -48,7 +48,7 @@ def signals(
     """Every signal of a turn whose top hits have these `dense` scores, `docs` and `texts`,
     searched as `query`."""
     known = [d for d in dense[:TOP] if d is not None]
-    span = max(calibration.own_p50 - calibration.foreign_p50, 1e-3)
+    span = max(calibration.own_p50 - calibration.foreign_p50, MIN_SPAN)  # as Calibration.normalised
     top = max(known) if known else calibration.foreign_p50
     asked = _stems(query)
     held = [_stems(t) for t in texts[:TOP]]
