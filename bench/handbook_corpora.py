@@ -360,6 +360,16 @@ CORPORA = {
         "openproject_help",
         "OpenProject's Enterprise cloud, support and account help, GPL-3.0",
     ),
+    "carpentries": _held_out(
+        "carpentries",
+        "carpentries_handbook",
+        "The Carpentries' handbook: expenses, staff fund, code of conduct, CC BY 4.0",
+    ),
+    "metabase": _held_out(
+        "metabase",
+        "metabase_help",
+        "Metabase Cloud's help: accounts, billing, limits, security, AGPL-3.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -372,8 +382,8 @@ CORPORA = {
 Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub,
 the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf, Let's
 Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant, TEN7,
-Appwrite, Cuesoft, Sentry, Free Law, Azure, SmartPath and OpenProject go to the ignored
-bench/.trials by default, so their turns cannot land in bench/results by accident."""
+Appwrite, Cuesoft, Sentry, Free Law, Azure, SmartPath, OpenProject, Carpentries and Metabase go to
+the ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,
 Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub, the Foundation for

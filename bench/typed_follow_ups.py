@@ -74,6 +74,8 @@ GROUPS = {
     "held-out Azure billing help": ("azure",),
     "held-out SmartPath employee handbook": ("smartpath",),
     "held-out OpenProject cloud and account help": ("openproject",),
+    "held-out Carpentries handbook": ("carpentries",),
+    "held-out Metabase Cloud help": ("metabase",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

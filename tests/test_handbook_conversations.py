@@ -175,6 +175,14 @@ CORPORA = {
         DATA / "openproject_help",
         DATA / "openproject_help_conversations.jsonl",
     ),
+    "carpentries": (
+        DATA / "carpentries_handbook",
+        DATA / "carpentries_handbook_conversations.jsonl",
+    ),
+    "metabase": (
+        DATA / "metabase_help",
+        DATA / "metabase_help_conversations.jsonl",
+    ),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -356,6 +364,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "azure",
             "smartpath",
             "openproject",
+            "carpentries",
+            "metabase",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
