@@ -118,6 +118,8 @@ class TurnRequest:
     deadline: float | None = None
     """`time.monotonic()` instant by which the turn's LLM calls end; None: llm.deadline_s
     from the start of `run`."""
+    decided_by: str = ""
+    """What decided to abstain, or to answer against the floor (`Trace.decided_by`)."""
 
 
 class TurnRunner:
@@ -247,9 +249,13 @@ class TurnRunner:
             else self._judge(message, history, resolution, result, asked, req)
         )
         if verdict.by_floor and self._answers_anyway(message, history, resolution, hits):
-            verdict = Verdict(Action.ANSWER)
+            verdict, req.decided_by = Verdict(Action.ANSWER), "learned_answer"
         elif verdict.action is Action.ANSWER and not more_of:
-            verdict = self._abstains_anyway(message, history, resolution, hits, asked) or verdict
+            withheld = self._abstains_anyway(message, history, resolution, hits, asked)
+            if withheld is not None:
+                verdict, req.decided_by = withheld, "learned_abstain"
+        elif verdict.action is Action.ABSTAIN:
+            req.decided_by = self._abstained_by(verdict)
         if verdict.action is Action.CLARIFY:
             latency = LatencyMs(total=_ms(t_start), resolve=resolve_ms, retrieve=retrieve_ms)
             yield from self._ask_back(
@@ -272,6 +278,8 @@ class TurnRunner:
                     text, cited, abstained = yield from self._generate(
                         message, history, hits, streamed, req.deadline
                     )
+                    if abstained:
+                        req.decided_by = "llm"
                     model = self.settings.llm.model
                     if text and not cited:
                         req.degraded.append("generate:uncited")
@@ -406,6 +414,12 @@ class TurnRunner:
             and bool(hits)
             and abstain_override.answers(self._signals(message, history, resolution, hits))
         )
+
+    def _abstained_by(self, verdict: Verdict) -> str:
+        """`Trace.decided_by` of an abstention the rules and floors decided."""
+        if verdict.by_floor:
+            return "floor"
+        return "judged" if self.settings.retrieval.abstention == "judged" else "rule"
 
     def _abstains_anyway(
         self,
@@ -759,6 +773,7 @@ class TurnRunner:
             degraded=tuple(req.degraded),
             parent_trace_id=req.parent_trace_id,
             tenant=req.tenant,
+            decided_by=req.decided_by,
         )
         self.store.record_turn(trace, tenant=req.tenant)
         prepare_answer(answer.answer)  # analysed now, while the user reads it: not next turn

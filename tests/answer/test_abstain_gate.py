@@ -94,3 +94,36 @@ def test_the_two_gates_decide_disjoint_turns(
     assert not overruled.abstained
     assert "Ask your manager before booking a conference" in overruled.answer
     assert withheld.abstained
+
+
+@pytest.mark.model
+def test_the_trace_says_what_decided(
+    budgets_project: Path, tmp_path: Path, minilm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user asking "why did it abstain?" reads it in the trace: the floor, the learned
+    gate, or the second look that answered against the floor."""
+    assistant = budgets_assistant(
+        budgets_project, tmp_path, minilm, learned_abstain=True, learned_answer=False
+    )
+    try:
+        answered = assistant.session().ask(ANSWERED)
+        floor = assistant.session().ask(ABSTAINED)
+        assert not answered.abstained and floor.abstained
+        assert assistant.trace(answered.trace_id)["decided_by"] == ""
+        assert assistant.trace(floor.trace_id)["decided_by"] == "floor"
+        strict = replace(abstain_gate.shipped(), threshold=0.0)
+        monkeypatch.setattr(abstain_gate, "shipped", lambda: strict)
+        withheld = assistant.session().ask(ANSWERED)
+        assert withheld.abstained
+        assert assistant.trace(withheld.trace_id)["decided_by"] == "learned_abstain"
+    finally:
+        assistant.close()
+    lenient = replace(abstain_override.shipped(), threshold=0.0)
+    monkeypatch.setattr(abstain_override, "shipped", lambda: lenient)
+    assistant = budgets_assistant(budgets_project, tmp_path / "2", minilm, learned_answer=True)
+    try:
+        overruled = assistant.session().ask(ABSTAINED)
+        assert not overruled.abstained
+        assert assistant.trace(overruled.trace_id)["decided_by"] == "learned_answer"
+    finally:
+        assistant.close()

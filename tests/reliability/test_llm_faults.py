@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tellmemore.answer.degraded import degraded_notes
+from tellmemore.answer.generate import ABSTAIN_MARKER
 from tellmemore.answer.stream import CitationsEvent, DeltaEvent, DoneEvent, Event
 from tellmemore.assistant import Assistant, Session
 from tellmemore.testing.scripted_llm import Reply, ScriptedLLMServer
@@ -382,3 +383,15 @@ def test_long_sessions_under_random_faults(
     llm_assistant: Assistant, server: ScriptedLLMServer, seed: int
 ) -> None:
     random_fault_session(llm_assistant, server, seed=100 + seed, turns=len(MESSAGES) * 2)
+
+
+def test_an_answer_the_model_declines_is_traced_as_the_models_abstention(
+    llm_assistant: Assistant, server: ScriptedLLMServer
+) -> None:
+    """The generator replies that the sources do not hold the answer: the turn abstains, and
+    its trace says the model decided, not the floor or a learned gate."""
+    session = llm_assistant.session()
+    server.enqueue(Reply.text(ABSTAIN_MARKER))
+    answer, trace = play(llm_assistant, session, FIRST)
+    assert answer.abstained
+    assert trace["decided_by"] == "llm"
