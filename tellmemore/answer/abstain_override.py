@@ -18,19 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cache
 
+from tellmemore.answer import turn_signals
 from tellmemore.answer.scorer import Scorer, load_scorer
 
-FEATURES = (
-    "top_cosine",
-    "top_gap",
-    "documents",
-    "words",
-    "first_turn",
-    "resolved",
-    "asks_value",
-    "coverage",
-    "absent_word",
-)
+FEATURES = (*turn_signals.CORE, "asks_value", "coverage", "absent_word")
 """The `turn_signals` this gate reads."""
 MODEL = "abstain_override_model"
 

@@ -21,20 +21,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import cache
 
-from tellmemore.answer import clarify
+from tellmemore.answer import clarify, turn_signals
 from tellmemore.answer.scorer import Scorer, load_scorer
 from tellmemore.types import Hit, Turn
 
-FEATURES = (
-    "top_cosine",
-    "top_gap",
-    "documents",
-    "words",
-    "first_turn",
-    "resolved",
-    "pointer",
-    "asks_value",
-)
+FEATURES = (*turn_signals.CORE, "pointer", "asks_value")
 """The `turn_signals` this gate reads."""
 MODEL = "ask_gate_model"
 

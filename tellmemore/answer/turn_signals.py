@@ -28,6 +28,8 @@ from tellmemore.types import Hit, Resolution, Turn
 
 TOP = 5
 """Hits read."""
+CORE = ("top_cosine", "top_gap", "documents", "words", "first_turn", "resolved")
+"""The signals every learned gate reads; each adds its own (`FEATURES` of each gate)."""
 COVERED = 3
 """Hits whose words `coverage` reads: the passages the answer quotes from."""
 

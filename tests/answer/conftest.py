@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +63,10 @@ def budgets_with(setting: str) -> Callable[..., Iterator[tuple[Assistant, bool]]
         assistant.close()
 
     return fixture
+
+
+def with_threshold(monkeypatch: pytest.MonkeyPatch, gate: Any, threshold: float) -> None:
+    """`gate`'s bundled scorer (`gate.shipped()`) with this threshold for one test: at 0 it
+    says yes to every turn it reads, so what is measured is which turns it reads."""
+    scorer = replace(gate.shipped(), threshold=threshold)
+    monkeypatch.setattr(gate, "shipped", lambda: scorer)

@@ -4,7 +4,6 @@ MiniLM), alone and with the second look at an abstention (`retrieval.learned_ans
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ import pytest
 from tellmemore.answer import abstain_gate, abstain_override
 from tellmemore.assistant import Assistant
 
-from .conftest import budgets_assistant, budgets_with
+from .conftest import budgets_assistant, budgets_with, with_threshold
 
 ANSWERED = "How much is the learning budget per year?"
 """learning.md: "a learning budget of $1,000 per year"; the default answers it."""
@@ -39,8 +38,7 @@ budgets = budgets_with("learned_abstain")
 def strict_gate(monkeypatch: pytest.MonkeyPatch) -> None:
     """A gate that says abstain on every turn (threshold 0): what it decides is then only
     which turns it reads."""
-    strict = replace(abstain_gate.shipped(), threshold=0.0)
-    monkeypatch.setattr(abstain_gate, "shipped", lambda: strict)
+    with_threshold(monkeypatch, abstain_gate, 0.0)
 
 
 @pytest.mark.model
@@ -67,8 +65,7 @@ def test_tell_me_more_is_not_read_by_the_gate(
     session = assistant.session()
     first = session.ask(ANSWERED)  # the bundled gate reads it as answered
     assert not first.abstained and "$1,000" in first.answer
-    strict = replace(abstain_gate.shipped(), threshold=0.0)
-    monkeypatch.setattr(abstain_gate, "shipped", lambda: strict)
+    with_threshold(monkeypatch, abstain_gate, 0.0)
     more = session.ask("tell me more")
     assert not more.abstained  # more sources or "nothing more", never the gate's abstention
 
@@ -79,10 +76,8 @@ def test_the_two_gates_decide_disjoint_turns(
 ) -> None:
     """With both settings and both gates saying yes to everything: the default's abstention
     is answered (the second look) and not withheld again; its answer is withheld."""
-    always_answer = replace(abstain_override.shipped(), threshold=0.0)
-    monkeypatch.setattr(abstain_override, "shipped", lambda: always_answer)
-    always_abstain = replace(abstain_gate.shipped(), threshold=0.0)
-    monkeypatch.setattr(abstain_gate, "shipped", lambda: always_abstain)
+    with_threshold(monkeypatch, abstain_override, 0.0)
+    with_threshold(monkeypatch, abstain_gate, 0.0)
     assistant = budgets_assistant(
         budgets_project, tmp_path, minilm, learned_abstain=True, learned_answer=True
     )
@@ -111,15 +106,13 @@ def test_the_trace_says_what_decided(
         assert not answered.abstained and floor.abstained
         assert assistant.trace(answered.trace_id)["decided_by"] == ""
         assert assistant.trace(floor.trace_id)["decided_by"] == "floor"
-        strict = replace(abstain_gate.shipped(), threshold=0.0)
-        monkeypatch.setattr(abstain_gate, "shipped", lambda: strict)
+        with_threshold(monkeypatch, abstain_gate, 0.0)
         withheld = assistant.session().ask(ANSWERED)
         assert withheld.abstained
         assert assistant.trace(withheld.trace_id)["decided_by"] == "learned_abstain"
     finally:
         assistant.close()
-    lenient = replace(abstain_override.shipped(), threshold=0.0)
-    monkeypatch.setattr(abstain_override, "shipped", lambda: lenient)
+    with_threshold(monkeypatch, abstain_override, 0.0)
     assistant = budgets_assistant(budgets_project, tmp_path / "2", minilm, learned_answer=True)
     try:
         overruled = assistant.session().ask(ABSTAINED)

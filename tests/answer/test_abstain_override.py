@@ -4,15 +4,13 @@ three budget policies (real SQLite index, real MiniLM)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from tellmemore.answer import abstain_override, turn_signals
 from tellmemore.answer.calibration import Calibration
 from tellmemore.assistant import Assistant
 
-from .conftest import budgets_with
+from .conftest import budgets_with, with_threshold
 
 CALIBRATION = Calibration(
     generation=1, chunks=10, own_p25=0.5, own_p50=0.6, foreign_p50=0.2, foreign_p90=0.3
@@ -62,8 +60,7 @@ def test_an_abstention_the_gate_reads_as_answerable_is_answered(
     """A gate that says yes from 0.5 (the bundled one reads this turn at about 0.67, under
     its 0.82) answers what the default abstains on, only with the setting."""
     assistant, learned = budgets
-    lenient = replace(abstain_override.shipped(), threshold=0.5)
-    monkeypatch.setattr(abstain_override, "shipped", lambda: lenient)
+    with_threshold(monkeypatch, abstain_override, 0.5)
     answer = assistant.session().ask(ANSWERABLE)
     if learned:
         assert not answer.abstained and answer.citations
