@@ -370,6 +370,26 @@ CORPORA = {
         "metabase_help",
         "Metabase Cloud's help: accounts, billing, limits, security, AGPL-3.0",
     ),
+    "pennlinc": _held_out(
+        "pennlinc",
+        "pennlinc_handbook",
+        "PennLINC's lab handbook: time off, travel funding, reimbursement, onboarding, MIT",
+    ),
+    "joplin": _held_out(
+        "joplin",
+        "joplin_help",
+        "Joplin's user help: Joplin Cloud account, encryption, sharing, sync, MIT",
+    ),
+    "pantheon": _held_out(
+        "pantheon",
+        "pantheon_help",
+        "Pantheon's account, billing and plan help, CC BY-SA 4.0",
+    ),
+    "openjs": _held_out(
+        "openjs",
+        "openjs_handbook",
+        "The OpenJS Foundation's travel funds, code of conduct and role policies, MIT",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -382,7 +402,8 @@ CORPORA = {
 Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, FlowFuse, GitHub,
 the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf, Let's
 Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant, TEN7,
-Appwrite, Cuesoft, Sentry, Free Law, Azure, SmartPath, OpenProject, Carpentries and Metabase go to
+Appwrite, Cuesoft, Sentry, Free Law, Azure, SmartPath, OpenProject, Carpentries, Metabase,
+PennLINC, Joplin, Pantheon and OpenJS go to
 the ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,

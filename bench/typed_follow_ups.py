@@ -76,6 +76,10 @@ GROUPS = {
     "held-out OpenProject cloud and account help": ("openproject",),
     "held-out Carpentries handbook": ("carpentries",),
     "held-out Metabase Cloud help": ("metabase",),
+    "held-out PennLINC lab handbook": ("pennlinc",),
+    "held-out Joplin help": ("joplin",),
+    "held-out Pantheon billing help": ("pantheon",),
+    "held-out OpenJS Foundation policies": ("openjs",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

@@ -183,6 +183,10 @@ CORPORA = {
         DATA / "metabase_help",
         DATA / "metabase_help_conversations.jsonl",
     ),
+    "pennlinc": (DATA / "pennlinc_handbook", DATA / "pennlinc_handbook_conversations.jsonl"),
+    "joplin": (DATA / "joplin_help", DATA / "joplin_help_conversations.jsonl"),
+    "pantheon": (DATA / "pantheon_help", DATA / "pantheon_help_conversations.jsonl"),
+    "openjs": (DATA / "openjs_handbook", DATA / "openjs_handbook_conversations.jsonl"),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -366,6 +370,10 @@ def test_trial_finds_each_corpus_and_any_folder(
             "openproject",
             "carpentries",
             "metabase",
+            "pennlinc",
+            "joplin",
+            "pantheon",
+            "openjs",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
