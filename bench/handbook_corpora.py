@@ -390,6 +390,16 @@ CORPORA = {
         "openjs_handbook",
         "The OpenJS Foundation's travel funds, code of conduct and role policies, MIT",
     ),
+    "truss": _held_out(
+        "truss",
+        "truss_handbook",
+        "Truss's staff guide: time off, budgets, expenses, hours, benefits, CC BY 4.0",
+    ),
+    "strapi": _held_out(
+        "strapi",
+        "strapi_help",
+        "Strapi Cloud's help: plans, usage limits, billing, projects, accounts, MIT",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -403,7 +413,7 @@ Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, Flow
 the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf, Let's
 Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant, TEN7,
 Appwrite, Cuesoft, Sentry, Free Law, Azure, SmartPath, OpenProject, Carpentries, Metabase,
-PennLINC, Joplin, Pantheon and OpenJS go to
+PennLINC, Joplin, Pantheon, OpenJS, Truss and Strapi go to
 the ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,

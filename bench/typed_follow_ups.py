@@ -80,6 +80,8 @@ GROUPS = {
     "held-out Joplin help": ("joplin",),
     "held-out Pantheon billing help": ("pantheon",),
     "held-out OpenJS Foundation policies": ("openjs",),
+    "held-out Truss staff guide": ("truss",),
+    "held-out Strapi Cloud help": ("strapi",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

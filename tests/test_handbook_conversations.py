@@ -187,6 +187,8 @@ CORPORA = {
     "joplin": (DATA / "joplin_help", DATA / "joplin_help_conversations.jsonl"),
     "pantheon": (DATA / "pantheon_help", DATA / "pantheon_help_conversations.jsonl"),
     "openjs": (DATA / "openjs_handbook", DATA / "openjs_handbook_conversations.jsonl"),
+    "truss": (DATA / "truss_handbook", DATA / "truss_handbook_conversations.jsonl"),
+    "strapi": (DATA / "strapi_help", DATA / "strapi_help_conversations.jsonl"),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -374,6 +376,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "joplin",
             "pantheon",
             "openjs",
+            "truss",
+            "strapi",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
