@@ -128,7 +128,8 @@ def replay_domain(  # type: ignore[no-untyped-def]
             }
             options = clarify.options(turn.message, history, hits)
             asks_back = clarify.ask_back(turn.message, history, ev.resolution, hits) is not None
-            # `retrieval.learned_ask` (opt-in): the learned gate behind the hand-written ones
+            # `retrieval.learned_ask` (default since session 48): the learned gate behind the
+            # hand-written ones
             values = turn_signals.of_turn(turn.message, history, ev.resolution, hits, calibration)
             learned = not asks_back and bool(ask_gate.ask(turn.message, history, hits, values))
             out.append(

@@ -147,13 +147,13 @@ class RetrievalSettings(_Section):
     several sections ("learning budget", "Budgeting", "Speaker Support":
     `answer.clarify.ask_qualified`). Opt-in: it gains only on the handbooks it was written
     from, and asked falsely on the held-out one (bench/results/ask_back28.md)."""
-    learned_ask: bool = False
+    learned_ask: bool = True
     """With `ask_back`: when no hand-written gate asks, ask which one when a scorer fitted on
-    29 corpora's labelled conversations reads the turn as underspecified (a short first
-    question no passage matches closely, hits spread over documents: `answer.ask_gate`).
-    Opt-in: each held-out corpus run with a gate fitted without it asked 44 more of 275
-    underspecified turns for 14 more false ask-backs, but four corpora first run for it
-    gained one ask in all (bench/results/ask_gate.md)."""
+    41 corpora's labelled conversations reads the turn as underspecified (a short first
+    question no passage matches closely, a second document that fits nearly as well:
+    `answer.ask_gate`). On by default since session 48: on six corpora first run for it,
+    8 more of 70 underspecified turns asked back, no more false ask-backs, 2 more turns
+    fully right (bench/results/ask_gate.md)."""
     learned_abstain: bool = True
     """With `abstention = "floor"`: abstain on a turn the rules and floors answered when a
     scorer fitted on 29 corpora's labelled conversations reads it as one the documents do not

@@ -1,9 +1,9 @@
 """Signals of a turn read from its message and its hits, for the learned gates.
 
-The learned gates (`answer.ask_gate`, `answer.abstain_override`) each weigh some of these
-with a logistic scorer fitted on labelled conversations. Plain values in, so that the replay
-of recorded trials (`bench/learned_gate.py`) reads exactly what a turn reads; no word list
-of their own:
+The learned gates (`answer.ask_gate`, `answer.abstain_gate`, `answer.abstain_override`)
+each weigh some of these with a logistic scorer fitted on labelled conversations. Plain
+values in, so that the replay of recorded trials (`bench/learned_gate.py`) reads exactly
+what a turn reads; no word list of their own:
 
 - `top_cosine`: how close the best passage comes, on the index's own scale (0 at the foreign
   median, 1 at the own median: `answer.calibration`); `top_gap`: how far the fifth falls
@@ -13,7 +13,11 @@ of their own:
   the message; `pointer`: it points at nothing (`vague.points_at_nothing`); `asks_value`: it
   asks a value (`stated.asked_value`);
 - `coverage`: the share of the searched query's content words that the first three passages
-  hold; `absent_word`: one of them is in none of the top five.
+  hold; `absent_word`: one of them is in none of the top five;
+- `rival_gap`: how far the best passage of the second document falls below the best one (own
+  scale); `rival_coverage`: the share of the searched words the second best covering document
+  holds in one passage. Both read "another document fits nearly as well": the question may
+  be about either (an ask back), not about one the documents lack.
 """
 
 from __future__ import annotations
@@ -54,6 +58,15 @@ def signals(
     top = max(known) if known else calibration.foreign_p50
     asked = _stems(query)
     held = [_stems(t) for t in texts[:TOP]]
+    best: dict[str, float] = {}
+    covered: dict[str, float] = {}
+    for doc, cosine, words in zip(docs[:TOP], dense[:TOP], held, strict=False):
+        if cosine is not None:
+            best[doc] = max(best.get(doc, cosine), cosine)
+        share = len(asked & words) / len(asked) if asked else 1.0
+        covered[doc] = max(covered.get(doc, share), share)
+    cosines = sorted(best.values(), reverse=True)
+    shares = sorted(covered.values(), reverse=True)
     return {
         "top_cosine": (top - calibration.foreign_p50) / span,
         "top_gap": (top - min(known)) / span if known else 0.0,
@@ -65,6 +78,8 @@ def signals(
         "asks_value": float(stated.asked_value(message) is not None),
         "coverage": len(asked & set().union(*held[:COVERED])) / len(asked) if asked else 1.0,
         "absent_word": float(bool(asked - set().union(*held))),
+        "rival_gap": (cosines[0] - cosines[1]) / span if len(cosines) >= 2 else 1.0,
+        "rival_coverage": shares[1] if len(shares) >= 2 else 0.0,
     }
 
 

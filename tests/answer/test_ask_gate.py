@@ -53,6 +53,39 @@ def test_a_follow_up_the_resolver_changed_is_read_as_such() -> None:
     assert values["pointer"] == 1.0 and values["asks_value"] == 0.0
 
 
+def test_a_second_document_that_fits_as_well_is_a_close_rival() -> None:
+    """Two policies state a budget and both hold the searched words: the second document's
+    best passage is close (rival_gap) and covers the question as well (rival_coverage)."""
+    values = turn_signals.signals(
+        "What is the budget?",
+        "What is the budget?",
+        True,
+        [0.5, 0.48, 0.3],
+        ["learning.md", "travel.md", "learning.md"],
+        ["The learning budget is $500.", "The travel budget is $300.", "Books count."],
+        CALIBRATION,
+    )
+    assert values["rival_gap"] == pytest.approx(0.05)  # (0.50 - 0.48) / (0.6 - 0.2)
+    assert values["rival_coverage"] == 1.0
+
+
+def test_a_distant_second_document_is_a_weak_rival() -> None:
+    values = turn_signals.signals(
+        "What is the budget?",
+        "What is the budget?",
+        True,
+        [0.5, 0.45, 0.2],
+        ["learning.md", "learning.md", "travel.md"],
+        ["The learning budget is $500.", "Books count.", "Flights are booked early."],
+        CALIBRATION,
+    )
+    assert values["rival_gap"] == pytest.approx(0.75)
+    assert values["rival_coverage"] == 0.0
+    alone = turn_signals.signals("What is the budget?", "What is the budget?", True, [0.5],
+                                 ["learning.md"], ["The budget."], CALIBRATION)  # fmt: skip
+    assert alone["rival_gap"] == 1.0 and alone["rival_coverage"] == 0.0
+
+
 def test_hits_from_one_document_offer_nothing_to_choose() -> None:
     values = turn_signals.signals("Is it paid?", "Is it paid?", True, [0.5, 0.4], ["a.md", "a.md"],
                                   ["x", "y"], CALIBRATION)  # fmt: skip
@@ -60,13 +93,14 @@ def test_hits_from_one_document_offer_nothing_to_choose() -> None:
 
 
 def test_the_bundled_gate_asks_short_first_questions_more_than_long_follow_ups() -> None:
-    """Fitted on 29 corpora's labelled turns: fewer words, a first turn and a weaker best
-    match read as underspecified."""
+    """Fitted on 41 corpora's labelled turns: fewer words, a first turn, a weaker best
+    match and a closer second document read as underspecified."""
     gate = ask_gate.shipped()
     weight = dict(zip(gate.features, gate.weights, strict=True))
     assert gate.features == ask_gate.FEATURES
     assert weight["words"] < 0 < weight["first_turn"]
     assert weight["top_cosine"] < 0
+    assert weight["rival_gap"] < 0 < weight["rival_coverage"]
     assert 0.0 < gate.threshold < 1.0
 
 

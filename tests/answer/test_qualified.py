@@ -27,8 +27,12 @@ def _open(project: Path, minilm: Any, **retrieval: Any) -> Assistant:
 
 @pytest.fixture(scope="module", params=["floor", "judged"])
 def clef(request: pytest.FixtureRequest, clef_project: Path, minilm: Any) -> Iterator[Assistant]:
-    """Both abstention modes, the rule switched on (`retrieval.ask_from_text`, opt-in)."""
-    assistant = _open(clef_project, minilm, abstention=request.param, ask_from_text=True)
+    """Both abstention modes, the rule switched on (`retrieval.ask_from_text`, opt-in), the
+    learned ask-back gate off: what is measured is this rule (with the learned gate, on by
+    default, "How much vacation do I get?" is asked back: bench/results/ask_gate.md)."""
+    assistant = _open(
+        clef_project, minilm, abstention=request.param, ask_from_text=True, learned_ask=False
+    )
     yield assistant
     assistant.close()
 
