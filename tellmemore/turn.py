@@ -195,6 +195,7 @@ class TurnRunner:
 
         if resolution.ambiguous and resolution.clarification:
             latency = LatencyMs(total=_ms(t_start), resolve=resolve_ms)
+            req.decided_by = "resolver"  # the referent fits several antecedents
             yield from self._ask_back(
                 req,
                 trace_id,
@@ -257,6 +258,7 @@ class TurnRunner:
         elif verdict.action is Action.ABSTAIN:
             req.decided_by = self._abstained_by(verdict)
         if verdict.action is Action.CLARIFY:
+            req.decided_by = req.decided_by or self._abstained_by(verdict)
             latency = LatencyMs(total=_ms(t_start), resolve=resolve_ms, retrieve=retrieve_ms)
             yield from self._ask_back(
                 req,
@@ -397,6 +399,7 @@ class TurnRunner:
             if asked_back is None and may_ask and self.settings.retrieval.learned_ask:
                 values = self._signals(message, history, resolution, result.hits)
                 asked_back = ask_gate.ask(message, history, result.hits, values)
+                req.decided_by = "learned_ask" if asked_back is not None else ""
             if asked_back is not None:
                 return Verdict(Action.CLARIFY, asked_back[0], asked_back[1])
             return Verdict(Action.ANSWER)
@@ -416,7 +419,8 @@ class TurnRunner:
         )
 
     def _abstained_by(self, verdict: Verdict) -> str:
-        """`Trace.decided_by` of an abstention the rules and floors decided."""
+        """`Trace.decided_by` of an abstention, or a clarifying question, that the rules and
+        floors decided."""
         if verdict.by_floor:
             return "floor"
         return "judged" if self.settings.retrieval.abstention == "judged" else "rule"

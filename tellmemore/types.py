@@ -327,8 +327,10 @@ class Trace:
     """The tenant the turn searched in: the service shows a trace only to its tenant."""
     decided_by: str = ""
     """What decided an abstention ("floor"; "rule": an opt-in rule or scorer; "judged";
-    "learned_abstain"; "llm"), or "learned_answer" when the learned gate answered what the
-    floor abstained on; "" for a turn answered as the floor would."""
+    "learned_abstain"; "llm") or a clarifying question ("resolver": the referent fits
+    several antecedents; "rule": a hand-written gate; "learned_ask"; "judged"), or
+    "learned_answer" when the learned gate answered what the floor abstained on; "" for a
+    turn answered as the floor would."""
 
     def to_dict(self) -> dict[str, Any]:
         return _as_dict(self)

@@ -121,8 +121,10 @@ def test_a_question_every_policy_fits_is_asked_back_only_with_the_gate(
             "Travel",
         }
         assert asked.citations == ()
+        assert assistant.trace(asked.trace_id)["decided_by"] == "learned_ask"
     else:
         assert asked.clarification is None and asked.citations
+        assert assistant.trace(asked.trace_id)["decided_by"] == ""
 
 
 @pytest.mark.model

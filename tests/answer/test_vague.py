@@ -62,6 +62,9 @@ def test_a_first_question_about_it_asks_what_it_is(clef: Assistant) -> None:
     asked = clef.session().ask("Is it paid?")
     assert asked.clarification is not None
     assert len(asked.clarification_options) >= 2
+    # a hand-written gate asked (in the judged mode, the judge): the trace says which
+    judged = clef.settings.retrieval.abstention == "judged"
+    assert clef.trace(asked.trace_id)["decided_by"] == ("judged" if judged else "rule")
 
 
 @pytest.mark.model

@@ -80,6 +80,8 @@ def test_ambiguous_follow_up_asks_and_the_reply_resolves_the_question(client: Te
     assert asked["clarification"] == "Do you mean Standard or Enterprise escalation?"
     assert asked["clarification_options"] == ["Standard escalation", "Enterprise escalation"]
     assert asked["citations"] == []
+    trace = client.get(f"/v1/traces/{asked['trace_id']}").json()
+    assert trace["decided_by"] == "resolver"  # "why did it ask?": the referent fit two
     reply = client.post(
         "/v1/chat", json={"message": asked["clarification_options"][1], "session_id": sid}
     ).json()
