@@ -400,6 +400,16 @@ CORPORA = {
         "strapi_help",
         "Strapi Cloud's help: plans, usage limits, billing, projects, accounts, MIT",
     ),
+    "jupyter": _held_out(
+        "jupyter",
+        "jupyter_handbook",
+        "Project Jupyter's governance and code of conduct enforcement, BSD-3-Clause",
+    ),
+    "simplelogin": _held_out(
+        "simplelogin",
+        "simplelogin_help",
+        "SimpleLogin's user help: plans, aliases, mailboxes, security, MIT",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -413,7 +423,7 @@ Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, Flow
 the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf, Let's
 Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant, TEN7,
 Appwrite, Cuesoft, Sentry, Free Law, Azure, SmartPath, OpenProject, Carpentries, Metabase,
-PennLINC, Joplin, Pantheon, OpenJS, Truss and Strapi go to
+PennLINC, Joplin, Pantheon, OpenJS, Truss, Strapi, Jupyter and SimpleLogin go to
 the ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,

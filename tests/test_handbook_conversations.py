@@ -189,6 +189,8 @@ CORPORA = {
     "openjs": (DATA / "openjs_handbook", DATA / "openjs_handbook_conversations.jsonl"),
     "truss": (DATA / "truss_handbook", DATA / "truss_handbook_conversations.jsonl"),
     "strapi": (DATA / "strapi_help", DATA / "strapi_help_conversations.jsonl"),
+    "jupyter": (DATA / "jupyter_handbook", DATA / "jupyter_handbook_conversations.jsonl"),
+    "simplelogin": (DATA / "simplelogin_help", DATA / "simplelogin_help_conversations.jsonl"),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -378,6 +380,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "openjs",
             "truss",
             "strapi",
+            "jupyter",
+            "simplelogin",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
