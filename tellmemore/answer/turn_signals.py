@@ -17,7 +17,9 @@ what a turn reads; no word list of their own:
 - `rival_gap`: how far the best passage of the second document falls below the best one (own
   scale); `rival_coverage`: the share of the searched words the second best covering document
   holds in one passage. Both read "another document fits nearly as well": the question may
-  be about either (an ask back), not about one the documents lack.
+  be about either (an ask back), not about one the documents lack;
+- `value_absent`: the searched query asks a quantity and none of the first three passages
+  states one (`stated.states_quantity`): the answer's type is missing from the evidence.
 """
 
 from __future__ import annotations
@@ -80,7 +82,13 @@ def signals(
         "absent_word": float(bool(asked - set().union(*held))),
         "rival_gap": (cosines[0] - cosines[1]) / span if len(cosines) >= 2 else 1.0,
         "rival_coverage": shares[1] if len(shares) >= 2 else 0.0,
+        "value_absent": float(_value_absent(query, texts[:COVERED])),
     }
+
+
+def _value_absent(query: str, texts: Sequence[str]) -> bool:
+    kind = stated.asked_value(query)
+    return kind is not None and not any(stated.states_quantity(t, kind) for t in texts)
 
 
 def of_turn(

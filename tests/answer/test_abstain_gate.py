@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from tellmemore.answer import abstain_gate, abstain_override
+from tellmemore.answer import abstain_gate, abstain_override, turn_signals
+from tellmemore.answer.calibration import Calibration
 from tellmemore.assistant import Assistant
 
 from .conftest import budgets_assistant, budgets_with, with_threshold
@@ -22,13 +23,36 @@ ABSTAINED = "Do I need approval to book a conference?"
 
 def test_the_bundled_gate_reads_a_close_well_covered_match_as_answered() -> None:
     """Fitted on 29 corpora's answered turns: a question whose best passage is close and
-    holds its words is likelier answered; a question for a value likelier not."""
+    holds its words is likelier answered; a question for a value likelier not, and still
+    less when no first passage states one."""
     gate = abstain_gate.shipped()
     weight = dict(zip(gate.features, gate.weights, strict=True))
-    assert gate.features == abstain_gate.FEATURES == abstain_override.FEATURES
+    assert gate.features == abstain_gate.FEATURES == (*abstain_override.FEATURES, "value_absent")
     assert weight["top_cosine"] < 0 and weight["coverage"] < 0
-    assert weight["asks_value"] > 0
+    assert weight["asks_value"] > 0 and weight["value_absent"] > 0
     assert 0.0 < gate.threshold < 1.0
+
+
+def test_a_quantity_no_first_passage_states_is_absent() -> None:
+    """ "How many days?" over passages with no figure, duration or count: the answer's type
+    is missing from the evidence; a passage stating "15 days" holds it; a question for no
+    quantity has nothing to miss."""
+    calibration = Calibration(
+        generation=1, chunks=10, own_p25=0.5, own_p50=0.6, foreign_p50=0.2, foreign_p90=0.3
+    )
+
+    def absent(query: str, texts: list[str]) -> float:
+        dense = [0.5] * len(texts)
+        docs = [f"d{i}.md" for i in range(len(texts))]
+        values = turn_signals.signals(query, query, True, dense, docs, texts, calibration)
+        return values["value_absent"]
+
+    policy = ["Sick leave is paid.", "Ask your manager first.", "Tell your team."]
+    assert absent("How many days of sick leave do I get?", policy) == 1.0
+    # the fourth passage is not among the first three, which the answer quotes from
+    assert absent("How many days of sick leave do I get?", [*policy, "You get 15 days."]) == 1.0
+    assert absent("How many days of sick leave do I get?", ["You get 15 days.", *policy]) == 0.0
+    assert absent("Is sick leave paid?", policy) == 0.0
 
 
 budgets = budgets_with("learned_abstain")
