@@ -410,6 +410,16 @@ CORPORA = {
         "simplelogin_help",
         "SimpleLogin's user help: plans, aliases, mailboxes, security, MIT",
     ),
+    "homebrew": _held_out(
+        "homebrew",
+        "homebrew_handbook",
+        "Homebrew's maintainer handbook: stipends, expenses, governance, BSD-2-Clause",
+    ),
+    "travis": _held_out(
+        "travis",
+        "travis_help",
+        "Travis CI's billing, account and security help, MIT as its README states",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -423,7 +433,8 @@ Fleet, Zulip, Read the Docs, Kubernetes, Hypha, Supabase, Tuist, Nextcloud, Flow
 the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI, Leaf, Let's
 Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant, TEN7,
 Appwrite, Cuesoft, Sentry, Free Law, Azure, SmartPath, OpenProject, Carpentries, Metabase,
-PennLINC, Joplin, Pantheon, OpenJS, Truss, Strapi, Jupyter and SimpleLogin go to
+PennLINC, Joplin, Pantheon, OpenJS, Truss, Strapi, Jupyter, SimpleLogin,
+Homebrew and Travis go to
 the ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,

@@ -84,6 +84,8 @@ GROUPS = {
     "held-out Strapi Cloud help": ("strapi",),
     "held-out Jupyter governance": ("jupyter",),
     "held-out SimpleLogin help": ("simplelogin",),
+    "held-out Homebrew maintainer handbook": ("homebrew",),
+    "held-out Travis CI help": ("travis",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

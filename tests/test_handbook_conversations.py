@@ -191,6 +191,8 @@ CORPORA = {
     "strapi": (DATA / "strapi_help", DATA / "strapi_help_conversations.jsonl"),
     "jupyter": (DATA / "jupyter_handbook", DATA / "jupyter_handbook_conversations.jsonl"),
     "simplelogin": (DATA / "simplelogin_help", DATA / "simplelogin_help_conversations.jsonl"),
+    "homebrew": (DATA / "homebrew_handbook", DATA / "homebrew_handbook_conversations.jsonl"),
+    "travis": (DATA / "travis_help", DATA / "travis_help_conversations.jsonl"),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -382,6 +384,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "strapi",
             "jupyter",
             "simplelogin",
+            "homebrew",
+            "travis",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder

@@ -53,36 +53,38 @@ def test_a_follow_up_the_resolver_changed_is_read_as_such() -> None:
     assert values["pointer"] == 1.0 and values["asks_value"] == 0.0
 
 
+def _budget_question(hits: list[tuple[float, str, str]]) -> dict[str, float]:
+    """The signals of "What is the budget?" over hits given as (cosine, document, text)."""
+    dense, docs, texts = (list(column) for column in zip(*hits, strict=True))
+    question = "What is the budget?"
+    return turn_signals.signals(question, question, True, dense, docs, texts, CALIBRATION)
+
+
 def test_a_second_document_that_fits_as_well_is_a_close_rival() -> None:
     """Two policies state a budget and both hold the searched words: the second document's
     best passage is close (rival_gap) and covers the question as well (rival_coverage)."""
-    values = turn_signals.signals(
-        "What is the budget?",
-        "What is the budget?",
-        True,
-        [0.5, 0.48, 0.3],
-        ["learning.md", "travel.md", "learning.md"],
-        ["The learning budget is $500.", "The travel budget is $300.", "Books count."],
-        CALIBRATION,
+    values = _budget_question(
+        [
+            (0.5, "learning.md", "The learning budget is $500."),
+            (0.48, "travel.md", "The travel budget is $300."),
+            (0.3, "learning.md", "Books count."),
+        ]
     )
     assert values["rival_gap"] == pytest.approx(0.05)  # (0.50 - 0.48) / (0.6 - 0.2)
     assert values["rival_coverage"] == 1.0
 
 
 def test_a_distant_second_document_is_a_weak_rival() -> None:
-    values = turn_signals.signals(
-        "What is the budget?",
-        "What is the budget?",
-        True,
-        [0.5, 0.45, 0.2],
-        ["learning.md", "learning.md", "travel.md"],
-        ["The learning budget is $500.", "Books count.", "Flights are booked early."],
-        CALIBRATION,
+    values = _budget_question(
+        [
+            (0.5, "learning.md", "The learning budget is $500."),
+            (0.45, "learning.md", "Books count."),
+            (0.2, "travel.md", "Flights are booked early."),
+        ]
     )
     assert values["rival_gap"] == pytest.approx(0.75)
     assert values["rival_coverage"] == 0.0
-    alone = turn_signals.signals("What is the budget?", "What is the budget?", True, [0.5],
-                                 ["learning.md"], ["The budget."], CALIBRATION)  # fmt: skip
+    alone = _budget_question([(0.5, "learning.md", "The budget.")])
     assert alone["rival_gap"] == 1.0 and alone["rival_coverage"] == 0.0
 
 
