@@ -420,6 +420,16 @@ CORPORA = {
         "travis_help",
         "Travis CI's billing, account and security help, MIT as its README states",
     ),
+    "opengov": _held_out(
+        "opengov",
+        "opengov_handbook",
+        "The OpenGov Foundation's staff manual: hours, leave, benefits, tools, CC0",
+    ),
+    "ably": _held_out(
+        "ably",
+        "ably_help",
+        "Ably's pricing, billing and account help, Apache-2.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -434,7 +444,7 @@ the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI
 Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant, TEN7,
 Appwrite, Cuesoft, Sentry, Free Law, Azure, SmartPath, OpenProject, Carpentries, Metabase,
 PennLINC, Joplin, Pantheon, OpenJS, Truss, Strapi, Jupyter, SimpleLogin,
-Homebrew and Travis go to
+Homebrew, Travis, OpenGov and Ably go to
 the ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,

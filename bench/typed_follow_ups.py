@@ -86,6 +86,8 @@ GROUPS = {
     "held-out SimpleLogin help": ("simplelogin",),
     "held-out Homebrew maintainer handbook": ("homebrew",),
     "held-out Travis CI help": ("travis",),
+    "held-out OpenGov Foundation staff manual": ("opengov",),
+    "held-out Ably account and billing help": ("ably",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

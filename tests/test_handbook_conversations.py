@@ -193,6 +193,8 @@ CORPORA = {
     "simplelogin": (DATA / "simplelogin_help", DATA / "simplelogin_help_conversations.jsonl"),
     "homebrew": (DATA / "homebrew_handbook", DATA / "homebrew_handbook_conversations.jsonl"),
     "travis": (DATA / "travis_help", DATA / "travis_help_conversations.jsonl"),
+    "opengov": (DATA / "opengov_handbook", DATA / "opengov_handbook_conversations.jsonl"),
+    "ably": (DATA / "ably_help", DATA / "ably_help_conversations.jsonl"),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -386,6 +388,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "simplelogin",
             "homebrew",
             "travis",
+            "opengov",
+            "ably",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
