@@ -18,6 +18,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "bench" / "data"
+
+
+def _folder(name: str) -> tuple[Path, Path]:
+    """A corpus folder under bench/data and its conversations file beside it."""
+    return DATA / name, DATA / f"{name}_conversations.jsonl"
+
+
 CORPORA = {
     "clef": (DATA / "clef_handbook", DATA / "clef_handbook_conversations.jsonl"),
     "tts": (DATA / "tts_handbook", DATA / "tts_handbook_conversations.jsonl"),
@@ -183,18 +190,18 @@ CORPORA = {
         DATA / "metabase_help",
         DATA / "metabase_help_conversations.jsonl",
     ),
-    "pennlinc": (DATA / "pennlinc_handbook", DATA / "pennlinc_handbook_conversations.jsonl"),
-    "joplin": (DATA / "joplin_help", DATA / "joplin_help_conversations.jsonl"),
-    "pantheon": (DATA / "pantheon_help", DATA / "pantheon_help_conversations.jsonl"),
-    "openjs": (DATA / "openjs_handbook", DATA / "openjs_handbook_conversations.jsonl"),
-    "truss": (DATA / "truss_handbook", DATA / "truss_handbook_conversations.jsonl"),
-    "strapi": (DATA / "strapi_help", DATA / "strapi_help_conversations.jsonl"),
-    "jupyter": (DATA / "jupyter_handbook", DATA / "jupyter_handbook_conversations.jsonl"),
-    "simplelogin": (DATA / "simplelogin_help", DATA / "simplelogin_help_conversations.jsonl"),
-    "homebrew": (DATA / "homebrew_handbook", DATA / "homebrew_handbook_conversations.jsonl"),
-    "travis": (DATA / "travis_help", DATA / "travis_help_conversations.jsonl"),
-    "opengov": (DATA / "opengov_handbook", DATA / "opengov_handbook_conversations.jsonl"),
-    "ably": (DATA / "ably_help", DATA / "ably_help_conversations.jsonl"),
+    "pennlinc": _folder("pennlinc_handbook"),
+    "joplin": _folder("joplin_help"),
+    "pantheon": _folder("pantheon_help"),
+    "openjs": _folder("openjs_handbook"),
+    "truss": _folder("truss_handbook"),
+    "strapi": _folder("strapi_help"),
+    "jupyter": _folder("jupyter_handbook"),
+    "simplelogin": _folder("simplelogin_help"),
+    "homebrew": _folder("homebrew_handbook"),
+    "travis": _folder("travis_help"),
+    "opengov": _folder("opengov_handbook"),
+    "ably": _folder("ably_help"),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
