@@ -120,6 +120,8 @@ class TurnRequest:
     from the start of `run`."""
     decided_by: str = ""
     """What decided to abstain, or to answer against the floor (`Trace.decided_by`)."""
+    signals: dict[str, float] | None = None
+    """The turn's `answer.turn_signals`, read once for every learned gate that asks."""
 
 
 class TurnRunner:
@@ -249,10 +251,10 @@ class TurnRunner:
             if more_of
             else self._judge(message, history, resolution, result, asked, req)
         )
-        if verdict.by_floor and self._answers_anyway(message, history, resolution, hits):
+        if verdict.by_floor and self._answers_anyway(message, history, resolution, hits, req):
             verdict, req.decided_by = Verdict(Action.ANSWER), "learned_answer"
         elif verdict.action is Action.ANSWER and not more_of:
-            withheld = self._abstains_anyway(message, history, resolution, hits, asked)
+            withheld = self._abstains_anyway(message, history, resolution, hits, asked, req)
             if withheld is not None:
                 verdict, req.decided_by = withheld, "learned_abstain"
         elif verdict.action is Action.ABSTAIN:
@@ -397,7 +399,7 @@ class TurnRunner:
                 else None
             )
             if asked_back is None and may_ask and self.settings.retrieval.learned_ask:
-                values = self._signals(message, history, resolution, result.hits)
+                values = self._signals(message, history, resolution, result.hits, req)
                 asked_back = ask_gate.ask(message, history, result.hits, values)
                 req.decided_by = "learned_ask" if asked_back is not None else ""
             if asked_back is not None:
@@ -406,7 +408,12 @@ class TurnRunner:
         return judge(self._evidence(message, history, resolution, result, asked, req))
 
     def _answers_anyway(
-        self, message: str, history: list[Turn], resolution: Resolution, hits: Sequence[Hit]
+        self,
+        message: str,
+        history: list[Turn],
+        resolution: Resolution,
+        hits: Sequence[Hit],
+        req: TurnRequest,
     ) -> bool:
         """`retrieval.learned_answer`: the floor's abstention is overruled when the learned
         gate reads the turn as answerable (`answer.abstain_override`)."""
@@ -415,7 +422,7 @@ class TurnRunner:
             retrieval.learned_answer
             and retrieval.abstention == "floor"
             and bool(hits)
-            and abstain_override.answers(self._signals(message, history, resolution, hits))
+            and abstain_override.answers(self._signals(message, history, resolution, hits, req))
         )
 
     def _abstained_by(self, verdict: Verdict) -> str:
@@ -432,22 +439,31 @@ class TurnRunner:
         resolution: Resolution,
         hits: Sequence[Hit],
         asked: Sequence[str],
+        req: TurnRequest,
     ) -> Verdict | None:
         """`retrieval.learned_abstain`: the floor mode's answer is withheld when the learned
         gate reads the turn as one the documents do not answer (`answer.abstain_gate`)."""
         retrieval = self.settings.retrieval
         if not (retrieval.learned_abstain and retrieval.abstention == "floor" and hits):
             return None
-        if not abstain_gate.abstains(self._signals(message, history, resolution, hits)):
+        if not abstain_gate.abstains(self._signals(message, history, resolution, hits, req)):
             return None
         return Verdict(Action.ABSTAIN, answerability.abstention(asked, hits))
 
     def _signals(
-        self, message: str, history: list[Turn], resolution: Resolution, hits: Sequence[Hit]
+        self,
+        message: str,
+        history: list[Turn],
+        resolution: Resolution,
+        hits: Sequence[Hit],
+        req: TurnRequest,
     ) -> dict[str, float]:
-        """What the learned gates read of this turn (`answer.turn_signals`)."""
-        calibration = self.retriever.calibrator.get()
-        return turn_signals.of_turn(message, history, resolution, hits, calibration)
+        """What the learned gates read of this turn (`answer.turn_signals`), computed once
+        per turn: the ask gate and the abstain gate both read an answered turn's hits."""
+        if req.signals is None:
+            calibration = self.retriever.calibrator.get()
+            req.signals = turn_signals.of_turn(message, history, resolution, hits, calibration)
+        return req.signals
 
     def _evidence(
         self,

@@ -5,14 +5,16 @@ MiniLM)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tellmemore.answer import ask_gate, turn_signals
+from tellmemore.answer import abstain_gate, ask_gate, turn_signals
 from tellmemore.answer.calibration import Calibration
 from tellmemore.assistant import Assistant
 
-from .conftest import budgets_with
+from .conftest import budgets_assistant, budgets_with
 
 CALIBRATION = Calibration(
     generation=1, chunks=10, own_p25=0.5, own_p50=0.6, foreign_p50=0.2, foreign_p90=0.3
@@ -138,3 +140,36 @@ def test_a_question_one_policy_answers_is_answered_either_way(
     assert answer.clarification is None and not answer.abstained
     assert answer.citations[0].title == "Home office equipment"
     assert "30 days" in answer.answer
+
+
+@pytest.mark.model
+def test_the_turn_signals_are_read_once_for_both_gates(
+    budgets_project: Path, tmp_path: Path, minilm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An answered turn over several policies is read by the ask gate, then by the abstain
+    gate: both get the same signals, computed once."""
+    read: list[str] = []
+    of_turn, ask, abstains = turn_signals.of_turn, ask_gate.ask, abstain_gate.abstains
+
+    def counted(*args: Any) -> dict[str, float]:
+        read.append("signals")
+        return of_turn(*args)
+
+    def asked(*args: Any) -> Any:
+        read.append("ask gate")
+        return ask(*args)
+
+    def abstained(*args: Any) -> bool:
+        read.append("abstain gate")
+        return abstains(*args)
+
+    monkeypatch.setattr(turn_signals, "of_turn", counted)
+    monkeypatch.setattr(ask_gate, "ask", asked)
+    monkeypatch.setattr(abstain_gate, "abstains", abstained)
+    assistant = budgets_assistant(budgets_project, tmp_path, minilm)
+    try:
+        answer = assistant.session().ask("When do I send the receipts?")
+    finally:
+        assistant.close()
+    assert answer.clarification is None and not answer.abstained
+    assert read == ["signals", "ask gate", "abstain gate"]
