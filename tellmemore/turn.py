@@ -251,13 +251,9 @@ class TurnRunner:
             if more_of
             else self._judge(message, history, resolution, result, asked, req)
         )
-        if verdict.by_floor and self._answers_anyway(message, history, resolution, hits, req):
-            verdict, req.decided_by = Verdict(Action.ANSWER), "learned_answer"
-        elif verdict.action is Action.ANSWER and not more_of:
-            withheld = self._abstains_anyway(message, history, resolution, hits, asked, req)
-            if withheld is not None:
-                verdict, req.decided_by = withheld, "learned_abstain"
-        elif verdict.action is Action.ABSTAIN:
+        if not more_of:
+            verdict = self._second_look(verdict, message, history, resolution, hits, asked, req)
+        if verdict.action is Action.ABSTAIN and not req.decided_by:
             req.decided_by = self._abstained_by(verdict)
         if verdict.action is Action.CLARIFY:
             req.decided_by = req.decided_by or self._abstained_by(verdict)
@@ -407,24 +403,6 @@ class TurnRunner:
             return Verdict(Action.ANSWER)
         return judge(self._evidence(message, history, resolution, result, asked, req))
 
-    def _answers_anyway(
-        self,
-        message: str,
-        history: list[Turn],
-        resolution: Resolution,
-        hits: Sequence[Hit],
-        req: TurnRequest,
-    ) -> bool:
-        """`retrieval.learned_answer`: the floor's abstention is overruled when the learned
-        gate reads the turn as answerable (`answer.abstain_override`)."""
-        retrieval = self.settings.retrieval
-        return (
-            retrieval.learned_answer
-            and retrieval.abstention == "floor"
-            and bool(hits)
-            and abstain_override.answers(self._signals(message, history, resolution, hits, req))
-        )
-
     def _abstained_by(self, verdict: Verdict) -> str:
         """`Trace.decided_by` of an abstention, or a clarifying question, that the rules and
         floors decided."""
@@ -432,23 +410,35 @@ class TurnRunner:
             return "floor"
         return "judged" if self.settings.retrieval.abstention == "judged" else "rule"
 
-    def _abstains_anyway(
+    def _second_look(
         self,
+        verdict: Verdict,
         message: str,
         history: list[Turn],
         resolution: Resolution,
         hits: Sequence[Hit],
         asked: Sequence[str],
         req: TurnRequest,
-    ) -> Verdict | None:
-        """`retrieval.learned_abstain`: the floor mode's answer is withheld when the learned
-        gate reads the turn as one the documents do not answer (`answer.abstain_gate`)."""
+    ) -> Verdict:
+        """The floor mode's verdict re-sorted by the learned gates: the floor's own abstention
+        is answered when `retrieval.learned_answer`'s gate reads the turn as answerable
+        (`answer.abstain_override`), an answer withheld when `retrieval.learned_abstain`'s
+        reads it as one the documents do not answer (`answer.abstain_gate`)."""
         retrieval = self.settings.retrieval
-        if not (retrieval.learned_abstain and retrieval.abstention == "floor" and hits):
-            return None
-        if not abstain_gate.abstains(self._signals(message, history, resolution, hits, req)):
-            return None
-        return Verdict(Action.ABSTAIN, answerability.abstention(asked, hits))
+        if retrieval.abstention != "floor" or not hits:
+            return verdict
+
+        def values() -> dict[str, float]:
+            return self._signals(message, history, resolution, hits, req)
+
+        if verdict.by_floor and retrieval.learned_answer and abstain_override.answers(values()):
+            req.decided_by = "learned_answer"
+            return Verdict(Action.ANSWER)
+        withholds = retrieval.learned_abstain and verdict.action is Action.ANSWER
+        if withholds and abstain_gate.abstains(values()):
+            req.decided_by = "learned_abstain"
+            return Verdict(Action.ABSTAIN, answerability.abstention(asked, hits))
+        return verdict
 
     def _signals(
         self,
