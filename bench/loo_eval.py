@@ -405,6 +405,16 @@ def main() -> None:
         help="where the fit domains' term statistics are (bench/term_stats_index.py); "
         "default --cache",
     )
+    ap.add_argument(
+        "--extra-fit",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="more MTRAG-format datasets every split's selector is also fitted on (never "
+        "tested here: e.g. the handbook corpora's follow-ups), their term statistics in "
+        "--extra-cache",
+    )
+    ap.add_argument("--extra-cache", type=Path, help="term statistics of --extra-fit")
     args = ap.parse_args()
     started = time.time()
     settings = Settings()
@@ -428,15 +438,24 @@ def main() -> None:
     models_dir = args.out / "loo"
     models_dir.mkdir(parents=True, exist_ok=True)
     rows = {d: ts.extract(str(MTRAG / d), train_cache) for d in trainable}
+    extra = [
+        r for path in args.extra_fit for r in ts.extract(str(path), args.extra_cache or train_cache)
+    ]
+    log(f"extra fitting rows: {len(extra)} follow-ups from {len(args.extra_fit)} datasets")
     models: dict[str, Path] = {}
     splits: dict[str, dict[str, Any]] = {}
     for held in (*searchable, "none"):
         fit = [d for d in trainable if d != held]
         if not fit:
             raise SystemExit(f"nothing to fit on without {held}: build term statistics first")
-        m = ts.train([r for d in fit for r in rows[d]], 1.0, 0.10, 2)
+        m = ts.train([r for d in fit for r in rows[d]] + extra, 1.0, 0.10, 2)
         models[held] = models_dir / f"selector-without-{held}.json"
-        models[held].write_text(json.dumps(m.to_json(trained_on=fit, l2=1.0), indent=1) + "\n")
+        models[held].write_text(
+            json.dumps(
+                m.to_json(trained_on=[*fit, *(p.name for p in args.extra_fit)], l2=1.0), indent=1
+            )
+            + "\n"
+        )
         for test in [held] if held != "none" else tests_un:
             splits[test] = {
                 "model": held,
