@@ -167,6 +167,11 @@ class RetrievalSettings(_Section):
     (`answer.abstain_override`). On by default since session 47, with `learned_abstain`
     (bench/results/abstain_gate.md); alone it answered 24 more turns fully right on 25
     held-out corpora (bench/results/abstain_override.md)."""
+    gate_models: str = ""
+    """A folder of learned-gate weights fitted on your own labelled conversations
+    (`tellmemore eval DATA --fit-gates DIR`, `answer.own_gates`): each gate fitted there
+    replaces the shipped one (fitted on the bundled handbooks); "" (the default) the shipped
+    gates. Fitted on one MTRAG-UN domain and run on the other: bench/results/own_gates.md."""
     min_dense_score: float = 0.35
     """With `abstention = "floor"`: abstain when no hit's cosine similarity reaches this
     and the lexical coverage stays below `min_lexical_coverage` (bench/abstention.py)."""

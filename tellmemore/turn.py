@@ -42,6 +42,7 @@ from tellmemore.answer.judge import (
     named_model,
     scored_abstain,
 )
+from tellmemore.answer.own_gates import own_gate
 from tellmemore.answer.stream import (
     CitationsEvent,
     DeltaEvent,
@@ -122,6 +123,13 @@ class TurnRequest:
     """What decided to abstain, or to answer against the floor (`Trace.decided_by`)."""
     signals: dict[str, float] | None = None
     """The turn's `answer.turn_signals`, read once for every learned gate that asks."""
+    keep_signals: bool = False
+    """Read `signals` on every floor-mode turn with hits, and note in `floor` which learned
+    gate decides it: the rows `tellmemore eval --fit-gates` fits the gates on."""
+    floor: str = ""
+    """With `keep_signals`: "answer" when the floor answered (the ask and abstain gates
+    decide such turns), "abstain" when its cosine floor abstained (the override gate's), ""
+    when a rule abstained or asked back (no learned gate decides)."""
 
 
 class TurnRunner:
@@ -396,7 +404,8 @@ class TurnRunner:
             )
             if asked_back is None and may_ask and self.settings.retrieval.learned_ask:
                 values = self._signals(message, history, resolution, result.hits, req)
-                asked_back = ask_gate.ask(message, history, result.hits, values)
+                fitted = own_gate(self.settings.retrieval.gate_models, "ask")
+                asked_back = ask_gate.ask(message, history, result.hits, values, fitted)
                 req.decided_by = "learned_ask" if asked_back is not None else ""
             if asked_back is not None:
                 return Verdict(Action.CLARIFY, asked_back[0], asked_back[1])
@@ -431,11 +440,17 @@ class TurnRunner:
         def values() -> dict[str, float]:
             return self._signals(message, history, resolution, hits, req)
 
-        if verdict.by_floor and retrieval.learned_answer and abstain_override.answers(values()):
+        if req.keep_signals:
+            values()
+            req.floor = _gate_population(verdict, req.decided_by)
+
+        own = retrieval.gate_models
+        answers = retrieval.learned_answer and verdict.by_floor
+        if answers and abstain_override.answers(values(), own_gate(own, "override")):
             req.decided_by = "learned_answer"
             return Verdict(Action.ANSWER)
         withholds = retrieval.learned_abstain and verdict.action is Action.ANSWER
-        if withholds and abstain_gate.abstains(values()):
+        if withholds and abstain_gate.abstains(values(), own_gate(own, "abstain")):
             req.decided_by = "learned_abstain"
             return Verdict(Action.ABSTAIN, answerability.abstention(asked, hits))
         return verdict
@@ -853,3 +868,12 @@ def _max_marker(text: str, n_sources: int) -> int:
 
 def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 3)
+
+
+def _gate_population(verdict: Verdict, decided_by: str) -> str:
+    """Which learned gate decides a turn with this floor-mode verdict (`TurnRequest.floor`):
+    the floor's answers, and the learned ask's own questions (the floor answered them), are
+    the ask and abstain gates' turns; the cosine floor's abstentions are the override's."""
+    if verdict.action is Action.ANSWER or decided_by == "learned_ask":
+        return "answer"
+    return "abstain" if verdict.action is Action.ABSTAIN and verdict.by_floor else ""

@@ -77,6 +77,16 @@ def eval_command(
             show_default=False,
         ),
     ] = None,
+    fit_gates: Annotated[
+        Path | None,
+        typer.Option(
+            "--fit-gates",
+            help="Fit the learned abstain, answer and ask-back gates on the datasets' "
+            "behaviour.jsonl turns (pooled) and write their weights to this folder; point "
+            "retrieval.gate_models at it to use them (answer.own_gates).",
+            show_default=False,
+        ),
+    ] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Measure retrieval on conversations: every strategy x retriever over every turn, with
@@ -122,10 +132,26 @@ def eval_command(
             progress=bars.update,
         )
     report, paths = write_report(run, out, command=command)
+    gates = _fit_gates(run, datasets, fit_gates) if fit_gates is not None else None
     if json_out:
-        print_json({**report, "cases": case_report} if case_report is not None else report)
+        extra = {"cases": case_report} if case_report is not None else {}
+        print_json({**report, **extra, **({"gates": gates} if gates is not None else {})})
         return
     _print_summary(report, run.unavailable, paths)
+    for name, what in (gates or {}).items():
+        console.print(f"{name} gate: {what}")
+
+
+def _fit_gates(run: Any, datasets: list[Path], folder: Path) -> dict[str, str]:
+    """The gates fitted on every dataset's labelled turns, written to `folder`: per gate,
+    the file written or why it was not fitted."""
+    from tellmemore.answer.own_gates import fit_gates, write_gates
+    from tellmemore.errors import ConfigError
+
+    rows = [row for r in run.runs for row in r.gate_rows]
+    if not rows:
+        raise ConfigError("--fit-gates: no dataset has a behaviour.jsonl of labelled turns")
+    return write_gates(fit_gates(rows, ", ".join(d.name for d in datasets)), folder)
 
 
 def _run_cases(path: Path, out: Path, *, quiet: bool) -> dict[str, Any]:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tellmemore.answer.own_gates import GateRow
 from tellmemore.errors import DatasetError
 from tellmemore.eval.datasets import _field, _iter_json_lines, _parse_history
 from tellmemore.types import Turn
@@ -45,6 +46,14 @@ class BehaviourResult:
     abstained: bool
     asked_back: bool
     reply: str
+    floor: str = ""
+    """Which learned gate decides the turn (`TurnRequest.floor`): the rows
+    `--fit-gates` fits them on."""
+    signals: Mapping[str, float] = field(default_factory=dict)
+    """What the learned gates read of the turn (`answer.turn_signals`); empty without hits."""
+
+    def gate_row(self) -> GateRow:
+        return GateRow(self.turn.label, self.floor, self.signals)
 
 
 def has_behaviour(path: str | Path) -> bool:
@@ -76,16 +85,12 @@ def load_behaviour(path: str | Path) -> list[BehaviourTurn]:
     return out
 
 
-Ask = Callable[[BehaviourTurn], tuple[bool, bool, str]]
-"""Runs one turn: (abstained, asked back, reply)."""
+Ask = Callable[[BehaviourTurn], BehaviourResult]
+"""Runs one turn."""
 
 
 def run_behaviour(turns: Sequence[BehaviourTurn], ask: Ask) -> list[BehaviourResult]:
-    results = []
-    for t in turns:
-        abstained, asked, reply = ask(t)
-        results.append(BehaviourResult(t, abstained, asked, reply))
-    return results
+    return [ask(t) for t in turns]
 
 
 @contextmanager
@@ -108,16 +113,21 @@ def turn_runner_ask(index: Any, embedder: Any, settings: Any) -> Iterator[Ask]:
                 store=ConversationStore(state),
             )
 
-            def ask(t: BehaviourTurn) -> tuple[bool, bool, str]:
+            def ask(t: BehaviourTurn) -> BehaviourResult:
                 from tellmemore.answer.stream import DoneEvent
 
                 answer = None
-                for event in runner.run(TurnRequest(message=t.message, history=t.history)):
+                req = TurnRequest(message=t.message, history=t.history, keep_signals=True)
+                for event in runner.run(req):
                     if isinstance(event, DoneEvent):
                         answer = event.answer
                 if answer is None:  # pragma: no cover - every turn ends with one
                     raise RuntimeError(f"turn {t.task_id!r} ended without an answer")
-                return answer.abstained, answer.clarification is not None, answer.answer
+                asked = answer.clarification is not None
+                signals = dict(req.signals or {})
+                return BehaviourResult(
+                    t, answer.abstained, asked, answer.answer, req.floor, signals
+                )
 
             yield ask
         finally:

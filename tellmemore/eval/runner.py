@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tellmemore.answer.calibration import Calibrator
+from tellmemore.answer.own_gates import GateRow
 from tellmemore.config import Settings
 from tellmemore.conversation.gate import gate
 from tellmemore.conversation.resolvers.base import ResolveContext
@@ -119,6 +120,8 @@ class DatasetRun:
     Every evaluated turn has gold passages, so each one is a miss of that rule."""
     behaviour: dict[str, Any] | None = None
     """With a behaviour.jsonl: abstain and ask-back by label (`eval.behaviour.summarise`)."""
+    gate_rows: tuple[GateRow, ...] = ()
+    """The labelled turns as the learned gates read them (`tellmemore eval --fit-gates`)."""
 
 
 @dataclass(frozen=True)
@@ -253,7 +256,9 @@ def _run_dataset(
         resolutions = JsonlCache(runs_dir / f"{slug(dataset.name)}-{info.key}-resolutions.jsonl")
         rankings = JsonlCache(runs_dir / f"{slug(dataset.name)}-{info.key}-rankings.jsonl")
         try:
-            behaviour = _behaviour(dataset, index, vectors.embedder, settings, options, progress)
+            behaviour, gate_rows = _behaviour(
+                dataset, index, vectors.embedder, settings, options, progress
+            )
             plans = plan_turns(
                 dataset.name, turns, strategies, context, gate_fn, resolutions, progress
             )
@@ -283,6 +288,7 @@ def _run_dataset(
         queries_encoded=encoded,
         no_retrieval=no_retrieval(turns),
         behaviour=behaviour,
+        gate_rows=gate_rows,
     )
 
 
@@ -293,9 +299,12 @@ def _behaviour(
     settings: Settings,
     options: EvalOptions,
     progress: Progress | None,
-) -> dict[str, Any] | None:
-    """Run the labelled turns of the dataset's behaviour.jsonl as real turns, if it has one."""
+) -> tuple[dict[str, Any] | None, tuple[GateRow, ...]]:
+    """Run the labelled turns of the dataset's behaviour.jsonl as real turns, if it has one:
+    the summary by label, and the turns as the learned gates read them."""
     from tellmemore.eval.behaviour import (
+        BehaviourResult,
+        BehaviourTurn,
         has_behaviour,
         load_behaviour,
         run_behaviour,
@@ -304,14 +313,14 @@ def _behaviour(
     )
 
     if not has_behaviour(dataset.path):
-        return None
+        return None, ()
     turns = load_behaviour(dataset.path)
     if options.limit:
         turns = turns[: options.limit]
     with turn_runner_ask(index, embedder, settings) as ask:
         done = 0
 
-        def counted(t: Any) -> tuple[bool, bool, str]:
+        def counted(t: BehaviourTurn) -> BehaviourResult:
             nonlocal done
             out = ask(t)
             done += 1
@@ -319,7 +328,8 @@ def _behaviour(
                 progress(f"{dataset.name}: labelled turns", done, len(turns))
             return out
 
-        return summarise(run_behaviour(turns, counted))
+        results = run_behaviour(turns, counted)
+        return summarise(results), tuple(r.gate_row() for r in results)
 
 
 def _warm_term_stats(index: Index) -> None:

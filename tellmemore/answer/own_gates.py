@@ -1,0 +1,160 @@
+"""The learned gates fitted on a user's own labelled conversations (`retrieval.gate_models`).
+
+The shipped gates (`answer.ask_gate`, `answer.abstain_gate`, `answer.abstain_override`) are
+fitted on the bundled handbooks and help sites. A user whose documents and questions are
+unlike those (an encyclopedia, a product's cloud docs) can label a few hundred turns in
+the MTRAG-UN format (`behaviour.jsonl`: ANSWERABLE, PARTIAL, UNANSWERABLE, UNDERSPECIFIED)
+and run `tellmemore eval DATA --fit-gates DIR`: every labelled turn runs as a real turn,
+its `turn_signals` are kept with the floor's own verdict, and each gate is refitted on the
+turns it decides, with the same features, penalty and false rates as the shipped fit
+(`bench/learned_gate.py`). `retrieval.gate_models = DIR` then reads those weights in place
+of the shipped ones; a gate with too few labelled turns to fit keeps the shipped weights.
+
+Fitted on one MTRAG-UN domain and run on the other: bench/results/own_gates.md.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from tellmemore.answer import abstain_gate, abstain_override, ask_gate
+from tellmemore.answer.scorer import Scorer, fit, load_scorer
+from tellmemore.errors import ConfigError
+
+L2 = 1.0
+"""The shipped gates' penalty."""
+MIN_POSITIVES = 5
+MIN_NEGATIVES = 20
+"""Fewer labelled turns than this on either side: the gate keeps the shipped weights."""
+
+
+@dataclass(frozen=True)
+class GateSpec:
+    name: str
+    model: str
+    """The weights file's name, the shipped one's too."""
+    features: tuple[str, ...]
+    decides: str
+    """The floor verdict of the turns it decides (`TurnRequest.floor`)."""
+    positive: tuple[str, ...]
+    """The labels it should act on."""
+    max_false: float
+    """The share of the other labels it may act on in the fit: the shipped gate's."""
+
+
+GATES = (
+    GateSpec("ask", ask_gate.MODEL, ask_gate.FEATURES, "answer", ("UNDERSPECIFIED",), 0.01),
+    GateSpec(
+        "abstain", abstain_gate.MODEL, abstain_gate.FEATURES, "answer", ("UNANSWERABLE",), 0.01
+    ),
+    GateSpec(
+        "override",
+        abstain_override.MODEL,
+        abstain_override.FEATURES,
+        "abstain",
+        ("ANSWERABLE", "PARTIAL"),
+        0.05,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class GateRow:
+    """One labelled turn as a gate reads it."""
+
+    label: str
+    floor: str
+    signals: Mapping[str, float]
+
+
+def _decides(spec: GateSpec, row: GateRow) -> bool:
+    if row.floor != spec.decides or not row.signals:
+        return False
+    return spec.name != "ask" or ask_gate.reachable(row.signals)
+
+
+def fit_gates(rows: Sequence[GateRow], source: str) -> dict[str, Scorer | str]:
+    """Each gate fitted on the rows it decides, or why it was not (too few turns)."""
+    out: dict[str, Scorer | str] = {}
+    for spec in GATES:
+        mine = [r for r in rows if _decides(spec, r)]
+        y = np.array([r.label in spec.positive for r in mine], dtype=float)
+        positives, negatives = int(y.sum()), int(len(y) - y.sum())
+        if positives < MIN_POSITIVES or negatives < MIN_NEGATIVES:
+            out[spec.name] = (
+                f"not fitted: {positives} {'/'.join(spec.positive)} and {negatives} other "
+                f"turns it decides (needs {MIN_POSITIVES} and {MIN_NEGATIVES}); the shipped "
+                "gate stays"
+            )
+            continue
+        x = np.array([[r.signals[f] for f in spec.features] for r in mine])
+        out[spec.name] = fit(
+            f"{spec.name}_gate",
+            spec.features,
+            x,
+            y,
+            l2=L2,
+            max_positive_rate=spec.max_false,
+            fitted_on=f"{len(mine)} labelled turns of {source} ({positives} "
+            f"{'/'.join(spec.positive)}); L2 {L2:g}, threshold at {spec.max_false:g} of "
+            "the others (tellmemore eval --fit-gates)",
+        )
+    return out
+
+
+def write_gates(fitted: Mapping[str, Scorer | str], folder: Path) -> dict[str, str]:
+    """The fitted gates' weights files written in `folder` (created): per gate, the file
+    written or why it was not fitted. A gate not fitted this time loses an older file, so
+    the folder holds this fit only."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for spec in GATES:
+        scorer = fitted[spec.name]
+        path = folder / f"{spec.model}.json"
+        if isinstance(scorer, Scorer):
+            path.write_text(json.dumps(scorer.to_json(), indent=1) + "\n", encoding="utf-8")
+            out[spec.name] = str(path)
+        else:
+            path.unlink(missing_ok=True)
+            out[spec.name] = scorer
+    return out
+
+
+def own_gate(folder: str, name: str) -> Scorer | None:
+    """The gate `name` ("ask", "abstain", "override") fitted into `folder`, or None for the
+    shipped one ("" or a gate the fit left out). A missing folder is a `ConfigError`."""
+    if not folder:
+        return None
+    spec = next(s for s in GATES if s.name == name)
+    path = Path(folder).expanduser()
+    if not path.is_dir():
+        raise ConfigError(
+            f"retrieval.gate_models: {folder!r} is not a folder; give the --fit-gates folder "
+            "of `tellmemore eval`, or leave it empty for the shipped gates"
+        )
+    file = path / f"{spec.model}.json"
+    if not file.is_file():
+        return None
+    scorer = _load(str(file), file.stat().st_mtime_ns)
+    if scorer.features != spec.features:
+        raise ConfigError(
+            f"retrieval.gate_models: {file} weighs {list(scorer.features)}, but the {name} "
+            f"gate reads {list(spec.features)}: fit it again with this version"
+        )
+    return scorer
+
+
+@cache
+def _load(file: str, mtime_ns: int) -> Scorer:
+    """Read once per version of the file (`mtime_ns` is the cache key's part)."""
+    path = Path(file)
+    try:
+        return load_scorer(path.stem, path.parent)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"retrieval.gate_models: {file} is not a gate's weights: {exc}") from None
