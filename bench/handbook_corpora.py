@@ -430,6 +430,16 @@ CORPORA = {
         "ably_help",
         "Ably's pricing, billing and account help, Apache-2.0",
     ),
+    "datum": _held_out(
+        "datum",
+        "datum_handbook",
+        "Datum Technology's handbook: spending, travel, conduct, security duties, MIT",
+    ),
+    "temporal": _held_out(
+        "temporal",
+        "temporal_help",
+        "Temporal Cloud's plans, billing, limits, users and security help, MIT",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -444,7 +454,7 @@ the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI
 Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant, TEN7,
 Appwrite, Cuesoft, Sentry, Free Law, Azure, SmartPath, OpenProject, Carpentries, Metabase,
 PennLINC, Joplin, Pantheon, OpenJS, Truss, Strapi, Jupyter, SimpleLogin,
-Homebrew, Travis, OpenGov and Ably go to
+Homebrew, Travis, OpenGov, Ably, Datum and Temporal go to
 the ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,

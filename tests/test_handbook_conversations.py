@@ -202,6 +202,8 @@ CORPORA = {
     "travis": _folder("travis_help"),
     "opengov": _folder("opengov_handbook"),
     "ably": _folder("ably_help"),
+    "datum": _folder("datum_handbook"),
+    "temporal": _folder("temporal_help"),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -397,6 +399,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "travis",
             "opengov",
             "ably",
+            "datum",
+            "temporal",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
