@@ -95,6 +95,11 @@ def eval_command(
 
     if not datasets and cases is None:
         raise ConfigError("give dataset directories, --cases PATH, or both")
+    if fit_gates is not None:
+        try:  # before the run, which takes minutes: a folder it cannot write stops it now
+            fit_gates.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"--fit-gates: cannot write to {fit_gates}: {exc.strerror}") from None
     case_report = _run_cases(cases, out, quiet=json_out) if cases is not None else None
     if not datasets:
         if json_out:

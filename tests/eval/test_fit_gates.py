@@ -97,3 +97,17 @@ def test_fit_gates_without_labelled_turns_says_so(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.exit_code != 0
     assert "no dataset has a behaviour.jsonl" in str(result.exception) + result.output
+
+
+def test_a_gates_folder_it_cannot_write_stops_the_run_before_it_starts(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = CliRunner().invoke(
+        app,
+        [str(TINY), "--strategies", "raw", "--retrievers", "bm25", "--cache",
+         str(tmp_path / "cache"), "--out", str(tmp_path / "out"),
+         "--fit-gates", str(blocker / "gates")],
+    )  # fmt: skip
+    assert result.exit_code != 0
+    assert "--fit-gates: cannot write to" in str(result.exception) + result.output
+    assert not (tmp_path / "out").exists()  # nothing ran
