@@ -16,6 +16,7 @@ Fitted on one MTRAG-UN domain and run on the other: bench/results/own_gates.md.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -94,6 +95,13 @@ def fit_gates(rows: Sequence[GateRow], source: str) -> dict[str, Scorer | str]:
             )
             continue
         x = np.array([[r.signals[f] for f in spec.features] for r in mine])
+        enough = math.ceil(1 / spec.max_false)
+        caveat = (
+            f"; only {negatives} other turns, fewer than the {enough} that measure a "
+            f"{spec.max_false:g} false rate: check it on labelled turns it was not fitted on"
+            if negatives < enough
+            else ""
+        )
         out[spec.name] = fit(
             f"{spec.name}_gate",
             spec.features,
@@ -103,7 +111,7 @@ def fit_gates(rows: Sequence[GateRow], source: str) -> dict[str, Scorer | str]:
             max_positive_rate=spec.max_false,
             fitted_on=f"{len(mine)} labelled turns of {source} ({positives} "
             f"{'/'.join(spec.positive)}); L2 {L2:g}, threshold at {spec.max_false:g} of "
-            "the others (tellmemore eval --fit-gates)",
+            f"the others (tellmemore eval --fit-gates){caveat}",
         )
     return out
 
@@ -119,7 +127,7 @@ def write_gates(fitted: Mapping[str, Scorer | str], folder: Path) -> dict[str, s
         path = folder / f"{spec.model}.json"
         if isinstance(scorer, Scorer):
             path.write_text(json.dumps(scorer.to_json(), indent=1) + "\n", encoding="utf-8")
-            out[spec.name] = str(path)
+            out[spec.name] = f"{path}: fitted on {scorer.fitted_on}"
         else:
             path.unlink(missing_ok=True)
             out[spec.name] = scorer

@@ -80,7 +80,9 @@ def test_written_gates_are_read_back_and_a_gate_not_fitted_leaves_no_file(tmp_pa
     stale = tmp_path / "ask_gate_model.json"
     stale.write_text("{}")  # an earlier fit's ask gate: this fit has none
     written = write_gates(fitted, tmp_path)
-    assert written["abstain"] == str(tmp_path / "abstain_gate_model.json")
+    assert written["abstain"].startswith(f"{tmp_path / 'abstain_gate_model.json'}: fitted on 72 ")
+    # 60 answerable turns cannot measure a 1% false rate: the fit says so
+    assert "only 60 other turns, fewer than the 100 that measure a 0.01" in written["abstain"]
     assert written["ask"].startswith("not fitted") and not stale.exists()
     gate = fitted["abstain"]
     assert isinstance(gate, Scorer)
