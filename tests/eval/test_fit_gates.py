@@ -13,11 +13,8 @@ from typer.testing import CliRunner
 from tellmemore.answer import own_gates
 from tellmemore.cli.eval import app
 
-TINY = Path(__file__).parents[1] / "data" / "eval" / "tiny"
-HISTORY = [
-    {"role": "user", "content": "How much is the monthly pass?"},
-    {"role": "assistant", "content": "The monthly pass costs 30 euros."},
-]
+from .test_behaviour import HISTORY, TINY, _line
+
 TURNS = [
     ("a", "Can I get a refund for it?", "ANSWERABLE", HISTORY),
     ("u", "What is the capital of Mongolia?", "UNANSWERABLE", HISTORY),  # the floor abstains
@@ -31,19 +28,7 @@ TURNS = [
 def labelled(tmp_path: Path) -> Path:
     root = tmp_path / "tiny"
     shutil.copytree(TINY, root)
-    lines = [
-        json.dumps(
-            {
-                "task_id": task,
-                "conversation_id": task,
-                "turn": 1 + len(history) // 2,
-                "history": history,
-                "message": message,
-                "answerability": [label],
-            }
-        )
-        for task, message, label, history in TURNS
-    ]
+    lines = [_line(task, message, label, history) for task, message, label, history in TURNS]
     (root / "behaviour.jsonl").write_text("\n".join(lines) + "\n")
     return root
 
