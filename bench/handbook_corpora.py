@@ -440,6 +440,16 @@ CORPORA = {
         "temporal_help",
         "Temporal Cloud's plans, billing, limits, users and security help, MIT",
     ),
+    "shorebird": _held_out(
+        "shorebird",
+        "shorebird_handbook",
+        "Shorebird's handbook (benefits, expenses, policies), many underspecified follow-ups, MIT",
+    ),
+    "codemagic": _held_out(
+        "codemagic",
+        "codemagic_help",
+        "Codemagic's billing, teams and build help, many underspecified follow-ups, MIT",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -454,7 +464,7 @@ the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI
 Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant, TEN7,
 Appwrite, Cuesoft, Sentry, Free Law, Azure, SmartPath, OpenProject, Carpentries, Metabase,
 PennLINC, Joplin, Pantheon, OpenJS, Truss, Strapi, Jupyter, SimpleLogin,
-Homebrew, Travis, OpenGov, Ably, Datum and Temporal go to
+Homebrew, Travis, OpenGov, Ably, Datum, Temporal, Shorebird and Codemagic go to
 the ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,

@@ -90,6 +90,8 @@ GROUPS = {
     "held-out Ably account and billing help": ("ably",),
     "held-out Datum Technology handbook": ("datum",),
     "held-out Temporal Cloud help": ("temporal",),
+    "held-out Shorebird handbook": ("shorebird",),
+    "held-out Codemagic help": ("codemagic",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")
