@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -33,6 +33,8 @@ L2 = 1.0
 MIN_POSITIVES = 5
 MIN_NEGATIVES = 20
 """Fewer labelled turns than this on either side: the gate keeps the shipped weights."""
+FOLDS = 5
+"""`cross_check`'s folds."""
 
 
 @dataclass(frozen=True)
@@ -47,12 +49,28 @@ class GateSpec:
     """The labels it should act on."""
     max_false: float
     """The share of the other labels it may act on in the fit: the shipped gate's."""
+    shipped: Callable[[], Scorer]
+    """The bundled gate."""
 
 
 GATES = (
-    GateSpec("ask", ask_gate.MODEL, ask_gate.FEATURES, "answer", ("UNDERSPECIFIED",), 0.01),
     GateSpec(
-        "abstain", abstain_gate.MODEL, abstain_gate.FEATURES, "answer", ("UNANSWERABLE",), 0.01
+        "ask",
+        ask_gate.MODEL,
+        ask_gate.FEATURES,
+        "answer",
+        ("UNDERSPECIFIED",),
+        0.01,
+        ask_gate.shipped,
+    ),
+    GateSpec(
+        "abstain",
+        abstain_gate.MODEL,
+        abstain_gate.FEATURES,
+        "answer",
+        ("UNANSWERABLE",),
+        0.01,
+        abstain_gate.shipped,
     ),
     GateSpec(
         "override",
@@ -61,6 +79,7 @@ GATES = (
         "abstain",
         ("ANSWERABLE", "PARTIAL"),
         0.05,
+        abstain_override.shipped,
     ),
 )
 
@@ -85,8 +104,8 @@ def fit_gates(rows: Sequence[GateRow], source: str) -> dict[str, Scorer | str]:
     out: dict[str, Scorer | str] = {}
     for spec in GATES:
         mine = [r for r in rows if _decides(spec, r)]
-        y = np.array([r.label in spec.positive for r in mine], dtype=float)
-        positives, negatives = int(y.sum()), int(len(y) - y.sum())
+        positives = sum(r.label in spec.positive for r in mine)
+        negatives = len(mine) - positives
         if positives < MIN_POSITIVES or negatives < MIN_NEGATIVES:
             out[spec.name] = (
                 f"not fitted: {positives} {'/'.join(spec.positive)} and {negatives} other "
@@ -94,7 +113,6 @@ def fit_gates(rows: Sequence[GateRow], source: str) -> dict[str, Scorer | str]:
                 "gate stays"
             )
             continue
-        x = np.array([[r.signals[f] for f in spec.features] for r in mine])
         enough = math.ceil(1 / spec.max_false)
         caveat = (
             f"; only {negatives} other turns, fewer than the {enough} that measure a "
@@ -102,18 +120,63 @@ def fit_gates(rows: Sequence[GateRow], source: str) -> dict[str, Scorer | str]:
             if negatives < enough
             else ""
         )
-        out[spec.name] = fit(
-            f"{spec.name}_gate",
-            spec.features,
-            x,
-            y,
-            l2=L2,
-            max_positive_rate=spec.max_false,
-            fitted_on=f"{len(mine)} labelled turns of {source} ({positives} "
-            f"{'/'.join(spec.positive)}); L2 {L2:g}, threshold at {spec.max_false:g} of "
-            f"the others (tellmemore eval --fit-gates){caveat}",
+        out[spec.name] = _fit(
+            spec,
+            mine,
+            f"{len(mine)} labelled turns of {source} ({positives} {'/'.join(spec.positive)}); "
+            f"L2 {L2:g}, threshold at {spec.max_false:g} of the others (tellmemore eval "
+            f"--fit-gates){caveat}",
         )
     return out
+
+
+def _fit(spec: GateSpec, rows: Sequence[GateRow], fitted_on: str = "") -> Scorer:
+    x = np.array([[r.signals[f] for f in spec.features] for r in rows])
+    y = np.array([r.label in spec.positive for r in rows], dtype=float)
+    return fit(
+        f"{spec.name}_gate",
+        spec.features,
+        x,
+        y,
+        l2=L2,
+        max_positive_rate=spec.max_false,
+        fitted_on=fitted_on,
+    )
+
+
+def cross_check(
+    rows: Sequence[GateRow], fitted: Mapping[str, Scorer | str], folds: int = FOLDS
+) -> dict[str, str]:
+    """For each fitted gate, whether to switch: on the user's own turns, each fold decided
+    by the gate fitted on the other folds, beside the bundled gate on the same turns. A gate
+    fitted and judged on the same turns always looks right; this one is judged on turns it
+    was not fitted on."""
+    out = {}
+    for spec in GATES:
+        if not isinstance(fitted.get(spec.name), Scorer):
+            continue
+        mine = [r for r in rows if _decides(spec, r)]
+        own = [False] * len(mine)
+        for k in range(folds):
+            rest = [r for i, r in enumerate(mine) if i % folds != k]
+            if len({r.label in spec.positive for r in rest}) < 2:
+                continue  # a fold with one kind of turn left to fit on: it acts on nothing
+            gate = _fit(spec, rest)
+            for i in range(k, len(mine), folds):
+                own[i] = gate.decide(mine[i].signals)
+        bundled = [spec.shipped().decide(r.signals) for r in mine]
+        out[spec.name] = (
+            f"{folds}-fold on your turns: acts on {_counts(spec, mine, own)}; the bundled gate "
+            f"on the same turns: {_counts(spec, mine, bundled)}"
+        )
+    return out
+
+
+def _counts(spec: GateSpec, rows: Sequence[GateRow], acts: Sequence[bool]) -> str:
+    hit = sum(a and r.label in spec.positive for r, a in zip(rows, acts, strict=True))
+    false = sum(a and r.label not in spec.positive for r, a in zip(rows, acts, strict=True))
+    positives = sum(r.label in spec.positive for r in rows)
+    return f"{hit}/{positives} {'/'.join(spec.positive)} and {false}/{len(rows) - positives} others"
 
 
 def write_gates(fitted: Mapping[str, Scorer | str], folder: Path) -> dict[str, str]:

@@ -150,13 +150,17 @@ def eval_command(
 def _fit_gates(run: Any, datasets: list[Path], folder: Path) -> dict[str, str]:
     """The gates fitted on every dataset's labelled turns, written to `folder`: per gate,
     the file written or why it was not fitted."""
-    from tellmemore.answer.own_gates import fit_gates, write_gates
+    from tellmemore.answer.own_gates import cross_check, fit_gates, write_gates
     from tellmemore.errors import ConfigError
 
     rows = [row for r in run.runs for row in r.gate_rows]
     if not rows:
         raise ConfigError("--fit-gates: no dataset has a behaviour.jsonl of labelled turns")
-    return write_gates(fit_gates(rows, ", ".join(d.name for d in datasets)), folder)
+    fitted = fit_gates(rows, ", ".join(d.name for d in datasets))
+    written = write_gates(fitted, folder)
+    checks = cross_check(rows, fitted)
+    return {name: f"{what}\n  {checks[name]}" if name in checks else what
+            for name, what in written.items()}  # fmt: skip
 
 
 def _run_cases(path: Path, out: Path, *, quiet: bool) -> dict[str, Any]:

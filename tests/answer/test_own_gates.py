@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from tellmemore.answer import abstain_gate, own_gates
-from tellmemore.answer.own_gates import GateRow, fit_gates, own_gate, write_gates
+from tellmemore.answer.own_gates import GateRow, cross_check, fit_gates, own_gate, write_gates
 from tellmemore.answer.scorer import Scorer
 from tellmemore.errors import ConfigError
 
@@ -57,6 +58,36 @@ def test_each_gate_is_fitted_on_the_turns_it_decides() -> None:
         "the shipped gate stays"
     )
     assert isinstance(fitted["ask"], str) and fitted["ask"].startswith("not fitted: 0 ")
+
+
+def test_the_cross_check_judges_each_fold_with_a_gate_fitted_on_the_others() -> None:
+    """Separable turns: each fold's gate, fitted without it, still finds its unanswerable
+    turns; a gate not fitted gets no check. The bundled gate's counts on the same turns stand
+    beside it."""
+    rows = [
+        *_rows("UNANSWERABLE", "answer", 12, 0.2, 1),
+        *_rows("ANSWERABLE", "answer", 60, 0.8, 2),
+    ]
+    fitted = fit_gates(rows, "x")
+    checks = cross_check(rows, fitted)
+    assert set(checks) == {"abstain"}  # ask and override were not fitted
+    held_out = re.search(r"acts on (\d+)/12 UNANSWERABLE and (\d+)/60 others", checks["abstain"])
+    assert held_out is not None
+    assert int(held_out[1]) >= 10 and int(held_out[2]) <= 1
+    assert re.search(r"the bundled gate on the same turns: \d+/12 UNANSWERABLE", checks["abstain"])
+
+
+def test_each_fold_is_judged_by_a_gate_that_never_saw_it() -> None:
+    """All the unanswerable turns fall in one fold: the gate fitted without that fold has
+    none to learn from, so held out it finds none of them, where the gate fitted on every
+    turn finds them all."""
+    positives = iter(_rows("UNANSWERABLE", "answer", 10, 0.2, 1))
+    negatives = iter(_rows("ANSWERABLE", "answer", 50, 0.8, 2))
+    rows = [next(positives) if i % 5 == 0 and i < 50 else next(negatives) for i in range(60)]
+    gate = fit_gates(rows, "x")["abstain"]
+    assert isinstance(gate, Scorer)
+    assert sum(gate.decide(r.signals) for r in rows if r.label == "UNANSWERABLE") == 10
+    assert "acts on 0/10 UNANSWERABLE" in cross_check(rows, {"abstain": gate})["abstain"]
 
 
 def test_the_ask_gate_reads_only_turns_with_two_documents_to_offer() -> None:

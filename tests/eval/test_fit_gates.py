@@ -59,6 +59,7 @@ def test_gates_fitted_on_labelled_turns_are_written_and_read_back(
     shipped = _eval(labelled, tmp_path, "--fit-gates", str(gates))
     assert shipped["gates"]["abstain"].startswith(f"{gates / 'abstain_gate_model.json'}: fitted")
     assert shipped["gates"]["override"].startswith("not fitted: 0 ANSWERABLE/PARTIAL and 1 ")
+    assert "\n  5-fold on your turns: acts on " in shipped["gates"]["abstain"]
     assert not (gates / "abstain_override_model.json").exists()
     fitted = json.loads((gates / "abstain_gate_model.json").read_text())
     assert fitted["fitted_on"].startswith("4 labelled turns of tiny (1 UNANSWERABLE)")
