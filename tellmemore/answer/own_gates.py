@@ -9,6 +9,9 @@ its `turn_signals` are kept with the floor's own verdict, and each gate is refit
 turns it decides, with the same features, penalty and false rates as the shipped fit
 (`bench/learned_gate.py`). `retrieval.gate_models = DIR` then reads those weights in place
 of the shipped ones; a gate with too few labelled turns to fit keeps the shipped weights.
+`cross_check` tells the user whether to switch: each gate judged fold by fold on turns it
+was not fitted on, beside the bundled gate on the same turns (a few dozen turns of one's own
+usually lose to the bundled corpora).
 
 Fitted on one MTRAG-UN domain and run on the other: bench/results/own_gates.md.
 """
