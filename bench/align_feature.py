@@ -73,6 +73,52 @@ def use_figure() -> Callable[[], None]:
     return hsf.append_features(("figure",), column)
 
 
+def value_wanted(turns: Sequence[Any]) -> Callable[[str], float]:
+    """Exp CN: P(the answer states a value | the question), a logistic regression (L2 1) on
+    the bundled MiniLM vector of the question, labelled by the handbook turns' `expect`
+    strings (one states a value of a `VALUE_KINDS` kind). A handbook turn's own probability
+    comes from the model fitted without its corpus; any other question (MTRAG's) from the
+    model fitted on every handbook turn."""
+    from sklearn.linear_model import LogisticRegression
+
+    def flat(expect: Any) -> list[str]:
+        return [x for y in expect for x in (y if isinstance(y, list) else [y])]
+
+    embedder = load_embedder(Settings().embedder)
+    x = np.asarray(embedder.embed_queries([t.query for t in turns]))
+    y = np.array([any(holds(s, k) for s in flat(t.expect) for k in VALUE_KINDS) for t in turns])
+    corpora = np.array([t.corpus for t in turns])
+    own: dict[str, float] = {}
+    for c in sorted(set(corpora)):
+        held = corpora == c
+        fit = LogisticRegression(C=1.0, max_iter=2000).fit(x[~held], y[~held])
+        probabilities = fit.predict_proba(x[held])[:, 1]
+        for t, p in zip(np.array(turns, dtype=object)[held], probabilities, strict=True):
+            own[t.query] = float(p)
+    every = LogisticRegression(C=1.0, max_iter=2000).fit(x, y)
+
+    def probability(query: str) -> float:
+        if query not in own:
+            vector = np.asarray(embedder.embed_queries([query]))
+            own[query] = float(every.predict_proba(vector)[0, 1])
+        return own[query]
+
+    return probability
+
+
+def use_wants_value(probability: Callable[[str], float]) -> Callable[[], None]:
+    """Route the scorer's features through `wants_value` as a 21st column (Exp CN): the
+    unit states a value of any kind, times how likely the question wants one."""
+
+    def column(query: str, candidates: Sequence[scoring.Candidate], kind: Any) -> np.ndarray:
+        p = probability(query)
+        return np.array(
+            [[p * float(any(holds(c.text, k) for k in VALUE_KINDS))] for c in candidates]
+        )
+
+    return hsf.append_features(("wants_value",), column)
+
+
 def loo(retrieved: dict[str, list[Any]], embed: CachedEmbed) -> dict[str, Any]:
     """Screen 1: held-out retrieved F1 per domain for every L2, and the L2 with the best mean."""
     out: dict[str, Any] = {}
@@ -111,7 +157,7 @@ def main() -> None:
     parser.add_argument(
         "--threshold", type=float, help="keep this threshold in every fit (both arms)"
     )
-    parser.add_argument("--feature", choices=("align", "figure"), default="align")
+    parser.add_argument("--feature", choices=("align", "figure", "wants_value"), default="align")
     args = parser.parse_args()
     if args.threshold is not None:
         efr.FIXED["threshold"] = args.threshold
@@ -124,12 +170,19 @@ def main() -> None:
         model = load_embedder(Settings().embedder)._torch_encoder("fp32").model  # type: ignore[attr-defined]
         tokens = TokenVectors(model)
     turns = [t for t in pickle.loads(args.handbook.read_bytes()) if t.corpus not in args.exclude]
+    if args.feature == "wants_value":
+        probability = value_wanted(turns)
     results: dict[str, Any] = {"shipped": handbooks(turns, None, embed)}
     print("shipped", json.dumps({k: results["shipped"][k] for k in ("dev", "held out")}))
     for arm, extra in (("20 features", False), (f"20 + {args.feature}", True)):
         restore = None
         if extra:
-            restore = use_align(tokens) if args.feature == "align" else use_figure()
+            if args.feature == "align":
+                restore = use_align(tokens)
+            elif args.feature == "figure":
+                restore = use_figure()
+            else:
+                restore = use_wants_value(probability)
         print(arm, flush=True)
         screen1 = loo(retrieved, embed)
         l2 = screen1["chosen_l2"]
