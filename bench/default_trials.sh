@@ -4,7 +4,7 @@
 #   meltano k8s hypha supabase tuist nextcloud flowfuse github publiccode dvelp
 #   deeson cryptpad loomio tor p2pu pypi leaf letsencrypt turing cloudflare ultralytics docker
 #   catalyst grist expo variant ten7 appwrite cuesoft sentry freelaw azure
-#   smartpath openproject carpentries metabase pennlinc joplin pantheon openjs truss strapi jupyter simplelogin homebrew travis opengov ably datum temporal shorebird codemagic]
+#   smartpath openproject carpentries metabase pennlinc joplin pantheon openjs truss strapi jupyter simplelogin homebrew travis opengov ably datum temporal shorebird codemagic outreachy ivpn]
 # Runs TREE's bench/handbook_trial.py (TREE's code: a detached worktree of the commit to
 # measure) on each corpus in the default mode only, writing OUT/trial_TAG_<corpus>.json
 # (OUT: $TRIALS_OUT, default bench/.trials). Compare two runs with bench/trial_diff.py
@@ -13,7 +13,7 @@
 # added) is skipped and said so.
 set -euo pipefail
 TREE=$(cd "$1" && pwd); TAG=$2; shift 2
-CORPORA=${*:-clef tts posthog gitlab sourcegraph civicactions fleet zulip rtd meltano k8s hypha supabase tuist nextcloud flowfuse github publiccode dvelp deeson cryptpad loomio tor p2pu pypi leaf letsencrypt turing cloudflare ultralytics docker catalyst grist expo variant ten7 appwrite cuesoft sentry freelaw azure smartpath openproject carpentries metabase pennlinc joplin pantheon openjs truss strapi jupyter simplelogin homebrew travis opengov ably datum temporal shorebird codemagic}
+CORPORA=${*:-clef tts posthog gitlab sourcegraph civicactions fleet zulip rtd meltano k8s hypha supabase tuist nextcloud flowfuse github publiccode dvelp deeson cryptpad loomio tor p2pu pypi leaf letsencrypt turing cloudflare ultralytics docker catalyst grist expo variant ten7 appwrite cuesoft sentry freelaw azure smartpath openproject carpentries metabase pennlinc joplin pantheon openjs truss strapi jupyter simplelogin homebrew travis opengov ably datum temporal shorebird codemagic outreachy ivpn}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${TRIALS_OUT:-$HERE/bench/.trials}
 PY=${PYTHON:-$HERE/.venv/bin/python}

@@ -450,6 +450,16 @@ CORPORA = {
         "codemagic_help",
         "Codemagic's billing, teams and build help, many underspecified follow-ups, MIT",
     ),
+    "outreachy": _held_out(
+        "outreachy",
+        "outreachy_handbook",
+        "Outreachy's intern and mentor agreements, payments, travel and conduct, GPL-3.0",
+    ),
+    "ivpn": _held_out(
+        "ivpn",
+        "ivpn_help",
+        "IVPN's billing, account, privacy and refund help, GPL-3.0",
+    ),
     "meltano": Corpus(
         "meltano",
         DATA / "meltano_handbook",
@@ -464,7 +474,7 @@ the Foundation for Public Code, DVELP, Deeson, CryptPad, Loomio, Tor, P2PU, PyPI
 Encrypt, Turing, Cloudflare, Ultralytics, Docker, Catalyst, Grist, Expo, Variant, TEN7,
 Appwrite, Cuesoft, Sentry, Free Law, Azure, SmartPath, OpenProject, Carpentries, Metabase,
 PennLINC, Joplin, Pantheon, OpenJS, Truss, Strapi, Jupyter, SimpleLogin,
-Homebrew, Travis, OpenGov, Ably, Datum, Temporal, Shorebird and Codemagic go to
+Homebrew, Travis, OpenGov, Ably, Datum, Temporal, Shorebird, Codemagic, Outreachy and IVPN go to
 the ignored bench/.trials by default, so their turns cannot land in bench/results by accident."""
 HELD_OUT = frozenset(name for name, c in CORPORA.items() if c.held_out)
 """The corpora whose turns no bench prints (PostHog, GitLab, CivicActions, Fleet, Zulip,

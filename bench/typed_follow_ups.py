@@ -92,6 +92,8 @@ GROUPS = {
     "held-out Temporal Cloud help": ("temporal",),
     "held-out Shorebird handbook": ("shorebird",),
     "held-out Codemagic help": ("codemagic",),
+    "held-out Outreachy policies": ("outreachy",),
+    "held-out IVPN help": ("ivpn",),
 }
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35)
 SIGNALS = ("abstained", "top_dense", "best_sentence_cos", "word_share", "new_words_unheld")

@@ -206,6 +206,8 @@ CORPORA = {
     "temporal": _folder("temporal_help"),
     "shorebird": _folder("shorebird_handbook"),
     "codemagic": _folder("codemagic_help"),
+    "outreachy": _folder("outreachy_handbook"),
+    "ivpn": _folder("ivpn_help"),
     "meltano": (
         DATA / "meltano_handbook",
         DATA / "meltano_handbook_conversations.jsonl",
@@ -416,6 +418,8 @@ def test_trial_finds_each_corpus_and_any_folder(
             "temporal",
             "shorebird",
             "codemagic",
+            "outreachy",
+            "ivpn",
         )
         folder = ".trials" if name in held_out else "results"
         assert corpus.out.parent == ROOT / "bench" / folder
