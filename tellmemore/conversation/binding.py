@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from tellmemore.analysis import lexicon
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.analysis import analyze
+from tellmemore.conversation.decide import names_a_subject
 from tellmemore.conversation.phrases import (
     PREDICATES,
     PREPOSITIONS,
@@ -182,7 +183,7 @@ def collect_candidates(
         age = ages[i]
         in_window = age < window
         if turn.role == "user":
-            if not in_window and i != first_user:
+            if (not in_window and i != first_user) or not names_a_subject(history, i):
                 continue
             recency = C.RECENCY_DECAY**age if in_window else 0.0
             if i == first_user:

@@ -60,6 +60,13 @@ def decide(message: str, history: Sequence[Turn]) -> DecideResult:
     return DecideResult(Decision.RETRIEVE, "retrieve")
 
 
+def names_a_subject(history: Sequence[Turn], i: int) -> bool:
+    """Whether user turn `i` of `history` asked the documents something: small talk and
+    requests about the last answer ("make that shorter") name no subject, so later turns
+    must not carry their words ("tell me more" searched as "tell me more (shorter, plans)")."""
+    return decide(history[i].content, history[:i]).decision is Decision.RETRIEVE
+
+
 def small_talk_kind(message: str) -> str:
     """What small talk says: "thanks", "bye", "hello", or "ok" for an acknowledgement
     ("ok", "got it", "I see"), which is no greeting."""

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.binding import Salience, TermStatsLookup, collect_candidates
+from tellmemore.conversation.decide import names_a_subject
 from tellmemore.conversation.preamble import split_preamble, without_preamble
 from tellmemore.conversation.referents import (
     EllipsisKind,
@@ -138,7 +139,11 @@ def context_query(message: str, resolution: Resolution, history: Sequence[Turn])
     it: that is where it was measured (concat's own query is this already)."""
     if C.CONTEXT_QUERY_WEIGHT <= 0 or resolution.resolver != "embedded":
         return None
-    users = [t.content for t in history if t.role == "user" and t.content.strip()]
+    users = [
+        t.content
+        for i, t in enumerate(history)
+        if t.role == "user" and t.content.strip() and names_a_subject(history, i)
+    ]
     if not users:
         return None
     return "\n".join([*users[-C.CONTEXT_USER_TURNS :], message])
@@ -197,7 +202,13 @@ def history_phrasing(
     None on a first turn or when the user's turns offer nothing the message lacks."""
     if C.HISTORY_PHRASING_WEIGHT <= 0 or not any(t.role == "user" for t in history):
         return None
-    turns = [Turn(t.role, strip_citations(t.content)) for t in history if t.role == "user"]
+    turns = [
+        Turn(t.role, strip_citations(t.content))
+        for i, t in enumerate(history)
+        if t.role == "user" and names_a_subject(history, i)
+    ]
+    if not turns:
+        return None
     if C.HISTORY_PHRASING == "turns":  # the user's last and first turns, whole
         kept = dict.fromkeys(t.content.strip() for t in (turns[-1], turns[0]))
         return " ".join([message.strip(), *kept])

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from tellmemore.conversation import constants as C
 from tellmemore.conversation.phrasings import search_phrasings
-from tellmemore.conversation.resolvers import ResolveContext
+from tellmemore.conversation.resolvers import EmbeddedResolver, ResolveContext
 from tellmemore.eval.datasets import EvalTurn
 from tellmemore.eval.strategies import build_strategies
-from tellmemore.types import Resolution
+from tellmemore.types import Resolution, Turn
 
 from .histories import CLOUD_CONNECT_LONG, SHOPS, A, U, corpus_stats
 
@@ -179,3 +179,28 @@ def test_an_unbound_follow_up_does_not_search_the_last_reply() -> None:
         assert not any(reply in q for q in search_phrasings(message, bound, SHOPS).queries)
     finally:
         C.REPLY_PHRASING_WEIGHT = kept
+
+
+def test_an_answer_edit_or_small_talk_lends_no_words_to_later_turns() -> None:
+    """ "make that shorter" and "thanks!" ask the documents nothing: "tell me more" after
+    them was searched and shown as "tell me more (shorter, plans)"."""
+    history = [
+        U("what plans does Cloud Connect have?"),
+        A("Cloud Connect is sold in three plans: Starter, Pro and Enterprise."),
+        U("make that shorter"),
+        A("Three plans: Starter, Pro and Enterprise."),
+        U("thanks!"),
+        A("You're welcome!"),
+    ]
+    res = resolve_embedded("tell me more", history)
+    assert "plans" in res.query.lower()
+    shown = " ".join([res.query, *res.bindings, *res.bindings.values()]).lower()
+    assert "shorter" not in shown and "thanks" not in shown
+    p = search_phrasings("tell me more", res, history, corpus_stats())
+    searched = " ".join(p.queries).lower()
+    assert "shorter" not in searched and "thanks" not in searched
+    assert "what plans does cloud connect have?" in searched  # the subject still is
+
+
+def resolve_embedded(message: str, history: list[Turn]) -> Resolution:
+    return EmbeddedResolver().resolve(message, history, ResolveContext(term_stats=corpus_stats()))
