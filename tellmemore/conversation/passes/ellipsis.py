@@ -15,6 +15,7 @@ from tellmemore.conversation.passes.base import Follow
 from tellmemore.conversation.passes.carry import carry
 from tellmemore.conversation.passes.cue import cue_key, narrower
 from tellmemore.conversation.passes.state import with_passes
+from tellmemore.conversation.phrases import phrases
 from tellmemore.conversation.realize import (
     same_ordinal,
     splice_modifier,
@@ -33,6 +34,7 @@ from tellmemore.conversation.text import (
     FUNCTION_WORDS,
     GENERIC_NOUNS,
     content_words,
+    stem,
     tokenize,
 )
 from tellmemore.types import Resolution
@@ -114,7 +116,7 @@ def rebuild_ellipsis(
     if ellipsis.kind == EllipsisKind.MODIFIER:
         if is_bare_time(fragment):
             fragment = time_qualifier(fragment)
-        query = splice_modifier(base, fragment)
+        query = parallel_object(st, base, fragment) or splice_modifier(base, fragment)
     else:
         varied = _varied(previous) or sibling_in(st, base, fragment)
         query = substitute_subject(base, fragment, st.salience, varied=varied)
@@ -127,6 +129,27 @@ def rebuild_ellipsis(
     shown = typed if typed is not None else message
     key = cue_key(shown, taken)
     return Resolution(query=query, bindings={key: base}, passes=(NAME,), cues=narrower(key, shown))
+
+
+def parallel_object(st: RunState, base: str, fragment: str) -> str | None:
+    """ "and for the Starter plan?" after "How much is the Pro plan?": the qualifier's object
+    is a thing of the kind the question names (the same head word, "plan"), so it takes that
+    thing's place rather than qualifying the question ("How much is the Pro plan for the
+    Starter plan?"). A base with the same preposition already is `splice_modifier`'s swap
+    ("for Pro" -> "for Enterprise"); None when nothing is parallel."""
+    toks = tokenize(fragment)
+    if len(toks) < 2 or toks[0].low not in _PREPOSITIONS:
+        return None
+    if any(t.low == toks[0].low for t in tokenize(base)):
+        return None
+    obj = fragment[toks[1].start :]
+    words = content_words(obj)
+    if not words or words[-1] != toks[-1].low:
+        return None  # the object's head is not its last word ("the text to speech one")
+    head = stem(words[-1])
+    if not any(p.stems and p.stems[-1] == head for p in phrases(base)):
+        return None
+    return substitute_subject(base, obj, st.salience)
 
 
 def adjunct_clause(fragment: str) -> bool:
@@ -142,6 +165,7 @@ def adjunct_clause(fragment: str) -> bool:
 
 
 _CONDITIONS = lexicon.words("conditions")
+_PREPOSITIONS = lexicon.words("compose_prepositions")
 _ASKING = lexicon.words("question_words") | lexicon.words("auxiliaries")
 
 
