@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from tellmemore.analysis import lexicon
 from tellmemore.conversation.text import words
@@ -63,8 +64,22 @@ def decide(message: str, history: Sequence[Turn]) -> DecideResult:
 def names_a_subject(history: Sequence[Turn], i: int) -> bool:
     """Whether user turn `i` of `history` asked the documents something: small talk and
     requests about the last answer ("make that shorter") name no subject, so later turns
-    must not carry their words ("tell me more" searched as "tell me more (shorter, plans)")."""
-    return decide(history[i].content, history[:i]).decision is Decision.RETRIEVE
+    must not carry their words ("tell me more" searched as "tell me more (shorter, plans)").
+    Cheap on any history: both are a few listed words, so a long message is neither and is
+    not read, and only the first answer before turn `i` is looked for."""
+    message = history[i].content
+    if len(message) > _SHORT_REQUEST_CHARS:
+        return True
+    answer = next(
+        (t for t in islice(history, i) if t.role == "assistant" and t.content.strip()), None
+    )
+    before = [answer] if answer is not None else []
+    return decide(message, before).decision is Decision.RETRIEVE
+
+
+_SHORT_REQUEST_CHARS = 200
+"""Longer than any small talk or answer edit `decide` recognises (every word of those is
+one of a few dozen listed words)."""
 
 
 def small_talk_kind(message: str) -> str:

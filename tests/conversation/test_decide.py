@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tellmemore.conversation.decide import decide, small_talk_kind
-from tellmemore.types import Decision
+from tellmemore.conversation.decide import decide, names_a_subject, small_talk_kind
+from tellmemore.types import Decision, Turn
 
 from .histories import A, U
 
@@ -87,3 +87,19 @@ def test_a_long_edit_request_must_point_at_the_answer() -> None:
 )
 def test_more_requests_about_the_last_answer(message: str) -> None:
     assert decide(message, PRIOR).decision is Decision.ABOUT_LAST_ANSWER
+
+
+def test_only_a_turn_that_asks_the_documents_names_a_subject() -> None:
+    """Small talk and answer edits lend later turns no words; a question does."""
+    history = [
+        Turn("user", "what plans does Cloud Connect have?"),
+        Turn("assistant", "Three plans: Starter, Pro and Enterprise."),
+        Turn("user", "make that shorter"),
+        Turn("assistant", "Starter, Pro, Enterprise."),
+        Turn("user", "thanks!"),
+        Turn("assistant", "You're welcome!"),
+        Turn("user", "and how do I move my sites from the Starter plan to Pro? " * 5),
+    ]
+    assert [names_a_subject(history, i) for i in (0, 2, 4, 6)] == [True, False, False, True]
+    # the same words before any answer are no edit: nothing to make shorter yet
+    assert names_a_subject([Turn("user", "make that shorter")], 0)
