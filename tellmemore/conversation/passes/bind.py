@@ -372,9 +372,12 @@ def topic_scope(
     for b in bindings.values():
         have |= {stem(w) for w in content_words(b)}
     since = st.last_own_subject()
+    siblings = st.siblings_of(bindings.values())
     for c in cands:
         if c.turn < since:
             continue  # before the user's last question of its own: a topic left behind
+        if any(s in c.phrase.text.lower() for s in siblings):
+            continue  # "the Enterprise one" after "and for the Starter plan?": the contrast
         if c.role not in ("user", "summary") or c.score < C.MIN_ANTECEDENT:
             continue
         if set(c.stems) & st.declined:

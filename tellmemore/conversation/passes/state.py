@@ -5,7 +5,7 @@ recent answers, the antecedent a pronoun chain keeps)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Set
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -266,6 +266,17 @@ class RunState:
             if named:
                 return named
         return []
+
+    def siblings_of(self, bound: Iterable[str]) -> list[str]:
+        """The other items of a recent list that holds a bound antecedent (lower case): the
+        alternatives the referent chose against, never its topic."""
+        bound_low = {b.lower() for b in bound}
+        out: list[str] = []
+        for items, _ in self.recent_lists():
+            texts = [p.text.lower() for p in items]
+            if bound_low & set(texts):
+                out += [t for t in texts if t not in bound_low]
+        return out
 
     def recent_lists(self, *, loose: bool = False) -> Iterator[tuple[list[Phrase], int]]:
         """Each assistant answer within the window that lists 2+ items, newest first."""
