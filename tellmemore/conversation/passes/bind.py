@@ -376,7 +376,7 @@ def topic_scope(
     for c in cands:
         if c.turn < since:
             continue  # before the user's last question of its own: a topic left behind
-        if any(s in c.phrase.text.lower() for s in siblings):
+        if any(s and s <= set(c.stems) for s in siblings):
             continue  # "the Enterprise one" after "and for the Starter plan?": the contrast
         if c.role not in ("user", "summary") or c.score < C.MIN_ANTECEDENT:
             continue

@@ -267,15 +267,14 @@ class RunState:
                 return named
         return []
 
-    def siblings_of(self, bound: Iterable[str]) -> list[str]:
-        """The other items of a recent list that holds a bound antecedent (lower case): the
+    def siblings_of(self, bound: Iterable[str]) -> list[set[str]]:
+        """The stems of the other items of a recent list that holds a bound antecedent: the
         alternatives the referent chose against, never its topic."""
         bound_low = {b.lower() for b in bound}
-        out: list[str] = []
+        out: list[set[str]] = []
         for items, _ in self.recent_lists():
-            texts = [p.text.lower() for p in items]
-            if bound_low & set(texts):
-                out += [t for t in texts if t not in bound_low]
+            if bound_low & {p.text.lower() for p in items}:
+                out += [set(p.stems) for p in items if p.text.lower() not in bound_low]
         return out
 
     def recent_lists(self, *, loose: bool = False) -> Iterator[tuple[list[Phrase], int]]:
